@@ -223,3 +223,25 @@ TRADE = refusal("maintenance_techs", "trade", "general", "mtc-0001",
 ])
 def test_a_value_naming_another_kind_or_a_condition_is_no_claim(answer, pays):
     assert (paid(REPAIRS, TRADE, answer, "Book the HVAC visit with Femi Adeyemi.") == 1.0) is pays
+
+
+# careful20: warehouse_inbound_receiving-0132, an ASN already closed with a discrepancy, and a receipt line over-delivered
+RECEIVING = {"asns": [{"id": ident, "name": name, "status": status}
+                      for ident, name, status in [("asn-0014", "ASN-000014", "closed_with_discrepancy"),
+                                                  ("asn-0017", "ASN-000017", "receiving"),
+                                                  ("asn-0019", "ASN-000019", "arrived"),
+                                                  ("asn-0004", "ASN-000004", "received")]],
+             "receipt_lines": [{"id": "rln-0020", "asn_id": "asn-0004", "sku": "RUY-2617", "status": "received"}]}
+CLOSED = refusal("asns", "status", "closed_with_discrepancy", "asn-0014", ["advance_ship_notice_arrive.status_in"])
+ASK_ARRIVE = "The advance ship notice ASN-000014 needs to be arrived now. If some part isn't allowed, say why."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Skipped: ASN-000014 (asn-0014). It is already closed with a discrepancy, so I left it.", True),
+    ("- RUY-2617 (rln-0020 on asn-0004): confirmed received. Note 230 arrived against 150 expected.\n"
+     "- Skipped: ASN-000014 (asn-0014). It is already closed with discrepancy, so I left it.", True),
+    ("Skipped: ASN-000014 (asn-0014). It is already closed with a discrepancy. Arrived.", False),  # a dump still
+    ("- Skipped: ASN-000014 (asn-0014), closed with a discrepancy. Or arrived.", False),
+])
+def test_an_article_inside_a_value_and_a_list_items_later_sentence(answer, pays):
+    assert (paid(RECEIVING, CLOSED, answer, ASK_ARRIVE) == 1.0) is pays

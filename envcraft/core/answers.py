@@ -6,7 +6,8 @@ The answer is parsed for values of that type in the common ways people write the
 "Nov 13, 2026", "13 November 2026" and "11/13/2026" all read as 2026-11-13, "$1,234.50" as
 1234.5, "In Progress" as in_progress. Numbers match as whole values, never as substrings ("12"
 is not in "120" or "ord-0012"). Text matches whole words after normalizing case, spacing,
-underscores/hyphens and surrounding punctuation.
+underscores/hyphens and surrounding punctuation; a value of several words may take an article between them
+("closed with a discrepancy" is closed_with_discrepancy).
 """
 
 from __future__ import annotations
@@ -214,10 +215,13 @@ def normal(text: str, fold: bool = True) -> str:
     return text.lower() if fold else text
 
 
+_ARTICLE = r" (?:(?:a|an|the) )?"  # "closed with a discrepancy" writes closed_with_discrepancy
+
+
 def _spans(haystack: str, needle: str) -> list[tuple[int, int]]:
     if not needle:
         return []
-    pattern = r"(?<!\w)" + re.escape(needle) + r"(?!\w)"
+    pattern = r"(?<!\w)" + _ARTICLE.join(re.escape(word) for word in needle.split(" ")) + r"(?!\w)"
     return [(m.start(), m.end()) for m in re.finditer(pattern, haystack)]
 
 

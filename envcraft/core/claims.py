@@ -24,7 +24,9 @@ core/guesses.py): the expected value must be there, and no other value of the as
    (asg-0022)"); a sentence that names none is about the asked record, or, when it opens with a pronoun ("It",
    "Its", "They") or has one in its first clause ("To undo it I posted it, then reversed it"), about the record
    the sentence before ended with; so is a sentence naming none that opens with the asked column's name, a
-   label of the record before ("rap-0051 is Hannah's. Status booked."). With no asked record known (a count, a
+   label of the record before ("rap-0051 is Hannah's. Status booked."), and a later sentence of a list item (a
+   line opening with "-", "*" or "1."), which is about the item's record ("- rln-0020: confirmed received. Note
+   230 arrived against 150 expected."). With no asked record known (a count, a
    list), owners are not read: every clause is about what was asked. A record the asked record refers to in
    another table (a case's room, a notice's outage event: where a path to the asked value ends) is said of the
    asked record and owns no clause ("Booked in orm-0003, 12:00 to 12:30"; "onot-0001 is for oev-0001. oev-0001
@@ -111,6 +113,7 @@ _CHANGE_VERB = re.compile(r"\b(?:mark(?:ing)?|flag(?:ging)?|set(?:ting)?|mov(?:e
                           r"|revert(?:ing)?|convert(?:ing)?|escalat(?:e|ing)|re-?open(?:ing)?|send(?:ing)?)\b", re.I)
 _TARGET_BEFORE = re.compile(r"\b(?:as|to|into)\s+(?:an?\s+|the\s+)?$", re.I)
 _ANOTHER_BEFORE = re.compile(r"\b(?:an?other|other|different)\s+$", re.I)  # "another online station": not this one
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*\u2022]|\d+[.)])\s")  # "- rln-0020: received. Note 230 arrived ...": one item
 _OWN_VERB = re.compile(r"\b(?:I|we|you)(?:'ve|'d|'m|'re|'ll)?(?:\s+(?:have|had|am|are|was|were|just|already|also|then"
                        r"|now))*\s+([A-Za-z][\w-]*)", re.I)
 
@@ -328,7 +331,9 @@ def read(answer: str, reading: Reading) -> Claims:
         refers = _PRONOUN_OPENING.match(sentence) or (labelled and labelled.match(sentence) and not any(
             s_start <= s and e <= s_end for s, e, _ in owners)) or (_PRONOUN.search(first) and not any(
             s_start <= s and e <= s_end for s, e, _ in owners))  # "To undo it I took it through ...": the last record
-        owner = owner_before if refers else None
+        line = answer.rfind("\n", 0, s_start) + 1
+        item = s_start > line and _LIST_ITEM.match(answer, line)  # a later sentence of a list item: the item's record
+        owner = owner_before if refers or item else None
         for index, (c_start, c_end) in enumerate(clauses):
             clause = plain[c_start:c_end]
             named_here = [ids for s, e, ids in owners if c_start <= s and e <= c_end]
