@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from envcraft.core.collateral import damage
-from envcraft.core.grading import asked_record
+from envcraft.core.grading import asked_record, grade
 from envcraft.core.tasks import Task, iter_tasks, task_files
 from envcraft.generator.model.humanize import humanize
 from envcraft.generator.tasks.audit import reward
@@ -97,9 +97,16 @@ def _task(task_id: str) -> Task:
     ("accounts_payable_desk-0009", "I've received your request and looked it up - SI-000022 is on hold, so I left it."),
 ])
 def test_the_issues_careful_answers_are_paid(cache, task_id, answer):
+    """Judged by the answer checks: the frozen tasks' gold may since meet a rule the catalog now enforces."""
     task = _task(task_id)
-    assert reward(cache, task, task.gold) == 1.0
-    assert reward(cache, task, _with_answer(task, answer)) == 1.0
+    assert _answer_checks(cache, task, task.gold) == [True]
+    assert _answer_checks(cache, task, _with_answer(task, answer)) == [True]
+
+
+def _answer_checks(cache: EnvCache, task: Task, calls) -> list[bool]:
+    world = World(cache, task)
+    world.run(calls)
+    return [r.passed for r in grade(task, world.start, world.final()).checks if r.kind == "answer"]
 
 
 def test_a_create_rightly_refused_costs_only_its_own_check(cache):
