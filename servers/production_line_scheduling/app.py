@@ -353,18 +353,10 @@ def operation_run_plan(
         field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="first"
     ):
         refuse("first_shift_start", rule="A first-shift operator's run starts between 06:00 and 14:30.", fact=_block)
-    if (_block := outside_window(_new.get("end"), days=(), start="06:00", end="14:30")) and holds(
-        field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="first"
-    ):
-        refuse("first_shift_end", rule="A first-shift operator's run ends between 06:00 and 14:30.", fact=_block)
     if (_block := outside_window(_new.get("start"), days=(), start="14:30", end="23:00")) and holds(
         field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="second"
     ):
         refuse("second_shift_start", rule="A second-shift operator's run starts between 14:30 and 23:00.", fact=_block)
-    if (_block := outside_window(_new.get("end"), days=(), start="14:30", end="23:00")) and holds(
-        field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="second"
-    ):
-        refuse("second_shift_end", rule="A second-shift operator's run ends between 14:30 and 23:00.", fact=_block)
     tables["operation_runs"].append(_new)
     return as_record(OperationRun, _new)
 
@@ -449,18 +441,10 @@ def operation_run_reschedule(
         field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="first"
     ):
         refuse("first_shift_start", rule="A first-shift operator's run starts between 06:00 and 14:30.", fact=_block)
-    if (_block := outside_window(_new.get("end"), days=(), start="06:00", end="14:30")) and holds(
-        field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="first"
-    ):
-        refuse("first_shift_end", rule="A first-shift operator's run ends between 06:00 and 14:30.", fact=_block)
     if (_block := outside_window(_new.get("start"), days=(), start="14:30", end="23:00")) and holds(
         field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="second"
     ):
         refuse("second_shift_start", rule="A second-shift operator's run starts between 14:30 and 23:00.", fact=_block)
-    if (_block := outside_window(_new.get("end"), days=(), start="14:30", end="23:00")) and holds(
-        field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="second"
-    ):
-        refuse("second_shift_end", rule="A second-shift operator's run ends between 14:30 and 23:00.", fact=_block)
     _row.update(_new)
     return as_record(OperationRun, _row)
 

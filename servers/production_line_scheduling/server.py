@@ -31,11 +31,10 @@ INSTRUCTIONS = (
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
     "[operator_certified_for_process] A run's operator is certified for its work center's process. "
     "[fixture_fits_process] A run's fixture is compatible with its work center's process. "
-    "[first_shift_start] A first-shift operator's run starts between 06:00 and 14:30. [first_shift_end] A "
-    "first-shift operator's run ends between 06:00 and 14:30. [second_shift_start] A second-shift "
-    "operator's run starts between 14:30 and 23:00. [second_shift_end] A second-shift operator's run ends "
-    "between 14:30 and 23:00. [operation_run_finish_when] An operation run is marked done from the day of "
-    "its start until 3 days after it; before that day leave it in progress. Call finish when done."
+    "[first_shift_start] A first-shift operator's run starts between 06:00 and 14:30. "
+    "[second_shift_start] A second-shift operator's run starts between 14:30 and 23:00. "
+    "[operation_run_finish_when] An operation run is marked done from the day of its start until 3 days "
+    "after it; before that day leave it in progress. Call finish when done."
 )
 
 
