@@ -30,7 +30,7 @@ from envcraft_runtime.arguments import (
 )
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import aggregate_fails, in_past, not_among, overlapping, present_related, refuse, short_of
+from envcraft_runtime.rules import in_past, not_among, overlapping, present_related, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -245,31 +245,9 @@ def wedding_event_sign_contract(tables: Tables, wedding_event_id: str) -> Weddin
 def wedding_event_start_planning(tables: Tables, wedding_event_id: str) -> WeddingEvent:
     """Open planning once the contract is signed and the deposit task is done."""
     _row = WEDDING_EVENTS.find(tables, wedding_event_id)
-    _new = {**_row, "status": "planning"}
     if _block := not_among(_row, field="status", allowed=("contracted",), what="wedding event"):
         refuse("wedding_event_start_planning.status_in", rule="sign the contract before planning starts", fact=_block)
-    if _block := aggregate_fails(
-        tables["planning_tasks"],
-        match={"wedding_event_id": _new.get("id")},
-        where=(
-            ("step", "==", "deposit_paid"),
-            ("status", "==", "done"),
-        ),
-        function="count",
-        of=None,
-        latest=None,
-        op=">=",
-        right=1,
-        says="{n} done deposit_paid tasks",
-        subject="wedding event " + str(_new.get("id")),
-        counted="planning tasks",
-        own_id=_new.get("id"),
-        right_name="",
-    ):
-        refuse(
-            "planning_checklist_1", rule="An event may move to planning only after deposit_paid is done.", fact=_block
-        )
-    _row.update(_new)
+    _row["status"] = "planning"
     return as_record(WeddingEvent, _row)
 
 
