@@ -104,8 +104,20 @@ def fix(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], rng:
     for a, b in sampled:
         if _accept(bp, tables, entity, row, {**a, **b}, others, extra):
             return True
-    return _lifted(bp, tables, entity, row, failing, [c for knob in knobs for c in knob] + [{**a, **b} for a, b in sampled],
-                   extra)
+    if _lifted(bp, tables, entity, row, failing, [c for knob in knobs for c in knob] + [{**a, **b} for a, b in sampled],
+               extra):
+        return True
+    return _tripled(bp, tables, entity, row, knobs, others, extra)
+
+
+def _tripled(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], knobs: list[list[dict[str, Any]]],
+             others: dict[frozenset[str], int], extra: tuple[Way, ...]) -> bool:
+    """Last resort: three knobs moved at once (a counter, a clerk and a weekday slot). Its own rng, seeded by
+    the row, so rows fixed earlier and every other seed keep their draws."""
+    triples = [{**a, **b, **c} for i, x in enumerate(knobs) for j, y in enumerate(knobs[i + 1:], i + 1)
+               for z in knobs[j + 1:] for a in x for b in y if not set(a) & set(b) for c in z if not (set(a) | set(b)) & set(c)]
+    rng = random.Random(f"{bp.id}:{row['id']}")
+    return any(_accept(bp, tables, entity, row, t, others, extra) for t in rng.sample(triples, min(len(triples), PAIRS)))
 
 
 def _lifted(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], failing: list[tuple[Way, Check]],
