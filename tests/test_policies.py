@@ -338,3 +338,13 @@ def test_a_field_of_one_referenced_row_is_compared_with_another_scaled(tmp_path)
     found = refusal(app.job_application_submit, tables, **call)
     assert found is not None and found.rule == "hiring_guidelines_2" and found.value == 110001.0
     assert "candidate profile's desired salary is 110001" in found.fact and "1.1 x the job requisition's salary max" in found.fact
+
+
+def test_a_policy_id_is_never_a_word_of_the_world():
+    """An answer citing a rule whose id is also a column ("max_note_amount") reads to the grader as the world's own
+    data, so a wrong rule cited beside the right one went unnoticed (the audit's cites_a_rule_not_broken)."""
+    raw = yaml.safe_load((BLUEPRINTS / "p2p_lending_marketplace.yaml").read_text("utf-8"))
+    Blueprint.model_validate(raw)
+    next(p for p in raw["policies"] if p["id"] == "note_amount_cap")["id"] = "max_note_amount"
+    with pytest.raises(ValueError, match="also an entity, field or value name"):
+        Blueprint.model_validate(raw)

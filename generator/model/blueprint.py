@@ -227,7 +227,11 @@ class Blueprint(Strict):
         ids = [p.id for p in self.policies]
         if len(set(ids)) != len(ids):
             raise ValueError(f"{self.id}: two policies share an id")
+        words = {e.name for e in self.entities} | {f.name for e in self.entities for f in e.fields} | \
+            {str(v) for e in self.entities for f in e.fields for v in (f.values or [])}
         for policy in self.policies:
+            if policy.id in words:  # the grader reads such a word in an answer as the world's data, not a rule cited
+                raise ValueError(f"{self.id}: policy id {policy.id!r} is also an entity, field or value name; rename it")
             for name in policy.operations:
                 if name not in names:
                     raise ValueError(f"{self.id}: policy {policy.id} names unknown operation {name!r}")

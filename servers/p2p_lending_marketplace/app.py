@@ -291,7 +291,7 @@ def loan_commitment_place(tables: Tables, investor_id: str, loan_listing_id: str
         name="amount",
         other="the investor's max note amount",
     ):
-        refuse("max_note_amount", rule="Never commit more than the investor's max_note_amount.", fact=_block)
+        refuse("note_amount_cap", rule="Never commit more than the investor's max_note_amount.", fact=_block)
     _target_investor_id = target_row(tables, "investors", _new.get("investor_id"), "investor")
     _target_loan_listing_id = target_row(tables, "loan_listings", _new.get("loan_listing_id"), "loan listing")
     tables["loan_commitments"].append(_new)

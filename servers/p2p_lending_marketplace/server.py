@@ -33,7 +33,7 @@ INSTRUCTIONS = (
     "funded_amount). [conservative_grades] Conservative investors take grades A-B only. [balanced_grades] "
     "Balanced investors take grades A-C only; aggressive investors take any grade. "
     "[non_accredited_note_cap] Non-accredited investors may commit at most 500 per note. "
-    "[max_note_amount] Never commit more than the investor's max_note_amount. Call finish when done."
+    "[note_amount_cap] Never commit more than the investor's max_note_amount. Call finish when done."
 )
 
 
