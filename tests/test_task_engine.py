@@ -112,7 +112,8 @@ def test_generation_is_deterministic(root, generated, tmp_path):
     for name in ENVS:
         assert (tmp_path / f"{name}.jsonl").read_bytes() == (generated / f"{name}.jsonl").read_bytes()
     tasks = load_tasks(generated / "vet_clinic.jsonl")
-    assert len(tasks) == 30 and len({t.content_hash for t in tasks}) == 30
+    # per_env is the most: the generator drops a task its wording lint or a repeat check refuses (28 of 30 here)
+    assert len(tasks) >= 24 and len({t.content_hash for t in tasks}) == len(tasks)
     held_out = set(json.loads((generated / "generation.json").read_text())["test_envs"])
     assert all(t.split == ("test" if set(t.envs) & held_out else "train") for t in tasks)
     assert not any("apt-00" in turn or "pet-00" in turn for t in tasks for turn in t.turns)
