@@ -245,3 +245,77 @@ ASK_ARRIVE = "The advance ship notice ASN-000014 needs to be arrived now. If som
 ])
 def test_an_article_inside_a_value_and_a_list_items_later_sentence(answer, pays):
     assert (paid(RECEIVING, CLOSED, answer, ASK_ARRIVE) == 1.0) is pays
+
+
+# careful20b: dependency_vulnerability_triage-0044 (a finding named again as "the finding"; the pipeline restated)
+FINDINGS = {"vuln_findings": [{"id": f"vfd-00{n}", "cve": f"CVE-2026-000{n}", "status": status} for n, status in [
+    ("28", "verified"), ("41", "ticketed"), ("12", "new"), ("15", "triaged"), ("19", "patched")]],
+    "remediation_tickets": [{"id": "rtk-0026", "vuln_finding_id": "vfd-0028", "status": "open"}]}
+TICKETED = refusal("vuln_findings", "status", "ticketed", "vfd-0041",
+                   ["vuln_finding_triage.status_in", "Only new findings can be triaged."])
+ASK_TRIAGE = "CVE-2026-00028 holds up. First look at the vuln finding CVE-2026-00041 is done."
+SKIP_41 = "CVE-2026-00041 (vfd-0041) is ticketed, so I did not triage it."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("CVE-2026-00028 (vfd-0028): triaged, ticket rtk-0026 opened. To record your double-check I marked the finding "
+     "patched and then verified.\n\n" + SKIP_41, True),
+    ("CVE-2026-00028 (vfd-0028) has ticket rtk-0026. Later that finding was patched, then verified.\n" + SKIP_41, True),
+    (SKIP_41 + " The finding is patched.", False),  # the finding is the refused one: two states
+    ("CVE-2026-00028 (vfd-0028) is verified. The ticket is patched.\n" + SKIP_41, False),  # "ticket": no finding's
+])
+def test_a_definite_noun_of_a_records_kind_refers_to_it(answer, pays):
+    """A clause naming no record that says "the finding" is about the finding last named, as a pronoun would be."""
+    assert (paid(FINDINGS, TICKETED, answer, ASK_TRIAGE) == 1.0) is pays
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    (SKIP_41 + "\n\nCaveat: our pipeline is ticket -> PR -> merge -> patched -> verified.", True),
+    (SKIP_41 + "\nFinding lifecycle for reference: new \u2192 triaged \u2192 ticketed \u2192 patched.", True),
+    ("CVE-2026-00041 (vfd-0041): new -> triaged -> ticketed, so I did not triage it.", True),  # its history: the last
+    ("Pipeline for reference: new -> triaged -> ticketed -> patched.", False),  # a lifecycle claims nothing
+    ("CVE-2026-00041 (vfd-0041): new -> ticketed -> patched.", False),  # the last state is the claim
+])
+def test_a_lifecycle_in_arrows_is_context_and_a_records_arrows_end_at_its_state(answer, pays):
+    assert (paid(FINDINGS, TICKETED, answer, ASK_TRIAGE) == 1.0) is pays
+
+
+# careful20b: reader_subscription_support-0063, "her account" after a clause or a sentence that names no record
+ACCOUNTS = {"subscriber_accounts": [{"id": ident, "name": name, "status": status} for ident, name, status in [
+    ("sbs-0035", "Ana Costa", "paused"), ("sbs-0011", "Vera Larsen", "cancelled"), ("sbs-0024", "Ximena Hansen",
+                                                                                    "active"), ("sbs-0002", "Ivo Berg", "trial")]]}
+CANCELLED = refusal("subscriber_accounts", "status", "cancelled", "sbs-0011",
+                    ["subscriber_account_pause.status_in", "Only active subscriptions can be paused."])
+ASK_PAUSE = "Halt the subscriber account Vera Larsen for a bit. Record Ana Costa's acceptance of the offer."
+VERA = "Vera Larsen (sbs-0011) - not paused. Her subscription is already cancelled."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Ana Costa (sbs-0035) - recorded her acceptance. The date is blank, and her account is paused.\n" + VERA, True),
+    ("Ana Costa (sbs-0035) - recorded her acceptance. The system left the date blank. Her account is currently "
+     "paused, so the discount shows once she's active again.\n" + VERA, True),
+    ("Vera Larsen (sbs-0011) is cancelled. The date is blank, and her account is paused.", False),
+    ("Vera Larsen (sbs-0011) is cancelled. The system left the date blank. Her account is active.", False),
+])
+def test_a_pronoun_refers_to_the_last_record_named_past_sentences_naming_none(answer, pays):
+    assert (paid(ACCOUNTS, CANCELLED, answer, ASK_PAUSE) == 1.0) is pays
+
+
+# careful20b extra probe: it_asset_provisioning, an asset's history told in the past tense
+ASSETS = {"asset_assignments": [{"id": ident, "tag": tag, "status": status} for ident, tag, status in [
+    ("asn-0022", "BLM-00022", "lost"), ("asn-0023", "BLM-00023", "issued"), ("asn-0024", "BLM-00024", "returned"),
+    ("asn-0025", "BLM-00025", "requested")]]}
+LOST = refusal("asset_assignments", "status", "lost", "asn-0022",
+               ["asset_assignment_return.status_in", "Only issued assets can be returned."])
+ASK_RETURN = "BLM-00022 came back to the desk today: book it back in."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("BLM-00022 (asn-0022) was issued on 16 Nov and later reported lost, so I could not book it back in.", True),
+    ("BLM-00022 (asn-0022): I could not book it back in. It was issued on 16 Nov and later reported lost.", True),
+    ("BLM-00022 (asn-0022) was issued, returned or lost.", False),  # a hedge stays one
+    ("BLM-00022 (asn-0022) was lost and later returned.", False),  # the last state is the claim
+    ("BLM-00022 (asn-0022) was issued and lost.", False),  # no order between them: two candidates
+])
+def test_a_records_history_in_the_past_tense_claims_its_last_state(answer, pays):
+    assert (paid(ASSETS, LOST, answer, ASK_RETURN) == 1.0) is pays
