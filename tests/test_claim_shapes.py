@@ -261,7 +261,10 @@ SKIP_41 = "CVE-2026-00041 (vfd-0041) is ticketed, so I did not triage it."
     ("CVE-2026-00028 (vfd-0028): triaged, ticket rtk-0026 opened. To record your double-check I marked the finding "
      "patched and then verified.\n\n" + SKIP_41, True),
     ("CVE-2026-00028 (vfd-0028) has ticket rtk-0026. Later that finding was patched, then verified.\n" + SKIP_41, True),
+    ("CVE-2026-00028 (vfd-0028): triaged. I marked the finding patched and then verified, so vfd-0028 now reads "
+     "verified.\n" + SKIP_41, True),  # a record named later in the sentence does not change what "the finding" is
     (SKIP_41 + " The finding is patched.", False),  # the finding is the refused one: two states
+    (SKIP_41 + " I marked the finding patched, so vfd-0028 is verified.", False),
     ("CVE-2026-00028 (vfd-0028) is verified. The ticket is patched.\n" + SKIP_41, False),  # "ticket": no finding's
 ])
 def test_a_definite_noun_of_a_records_kind_refers_to_it(answer, pays):
@@ -273,6 +276,7 @@ def test_a_definite_noun_of_a_records_kind_refers_to_it(answer, pays):
     (SKIP_41 + "\n\nCaveat: our pipeline is ticket -> PR -> merge -> patched -> verified.", True),
     (SKIP_41 + "\nFinding lifecycle for reference: new \u2192 triaged \u2192 ticketed \u2192 patched.", True),
     ("CVE-2026-00041 (vfd-0041): new -> triaged -> ticketed, so I did not triage it.", True),  # its history: the last
+    (SKIP_41 + "\nCaveat: our pipeline is ticket -> PR -> merge -> patched -> verified, and rtk-0026 has no PR.", True),
     ("Pipeline for reference: new -> triaged -> ticketed -> patched.", False),  # a lifecycle claims nothing
     ("CVE-2026-00041 (vfd-0041): new -> ticketed -> patched.", False),  # the last state is the claim
 ])

@@ -23,8 +23,12 @@ core/guesses.py): the expected value must be there, and no other value of the as
    rejected"; a clause naming none right before a bracket that names one is that record's label: "Essay Draft
    (asg-0022)"); a sentence that names none is about the asked record, or, when it opens with a pronoun ("It",
    "Its", "They") or has one in its first clause ("To undo it I posted it, then reversed it"), about the record
-   the sentence before ended with; so is a sentence naming none that opens with the asked column's name, a
-   label of the record before ("rap-0051 is Hannah's. Status booked."), and a later sentence of a list item (a
+   the sentence before ended with, or, when that sentence named none, the record last named however far back;
+   a later clause of a sentence naming no record is about that record too when it holds a pronoun ("The date is
+   blank, and her account is paused"). A clause naming none before any record of its sentence that calls a
+   record "the", "that" or "this" <kind> (the noun of its table) is about the last record of that kind named ("I
+   marked the finding patched" after a finding's id). So is a sentence naming none that opens with the asked
+   column's name, a label of the record before ("rap-0051 is Hannah's. Status booked."), and a later sentence of a list item (a
    line opening with "-", "*" or "1."), which is about the item's record ("- rln-0020: confirmed received. Note
    230 arrived against 150 expected."). With no asked record known (a count, a
    list), owners are not read: every clause is about what was asked. A record the asked record refers to in
@@ -61,6 +65,15 @@ core/guesses.py): the expected value must be there, and no other value of the as
    "as", "to" or "into" that follows, in its sentence, a verb of change in its base or -ing form (mark, flag,
    set, move, change, put, ...) is what an action would make the record, not what it is: "Skipped marking X as a processing error: it is
    rejected", "tried to set X to approved". A change reported done ("X was marked as accepted") states it.
+
+7. History. Values joined by arrows in a sentence naming no record before them ("->", "=>", a unicode arrow) restates
+   a lifecycle or a rule ("our pipeline is ticket -> PR -> merge -> patched -> verified"): context, never credit,
+   never a dump; after a record's name the arrows tell its history ("vfd-0041: new -> triaged -> ticketed")
+   and only their last value is claimed. After a past tense ("was", "were", "had been"), a value followed by
+   "later", "then", "subsequently" or "afterwards" and another value is an earlier state, not a claim
+   ("asn-0022 was issued on 16 Nov and later reported lost" claims lost). Alternatives stay a hedge ("it was A,
+   B or C"), two states with no order between them stay a dump ("was issued and lost"), and a past state set
+   against the present ("It was approved yesterday; now it's en route") is one unless the request said it.
 
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
 are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
@@ -114,6 +127,10 @@ _CHANGE_VERB = re.compile(r"\b(?:mark(?:ing)?|flag(?:ging)?|set(?:ting)?|mov(?:e
 _TARGET_BEFORE = re.compile(r"\b(?:as|to|into)\s+(?:an?\s+|the\s+)?$", re.I)
 _ANOTHER_BEFORE = re.compile(r"\b(?:an?other|other|different)\s+$", re.I)  # "another online station": not this one
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*\u2022]|\d+[.)])\s")  # "- rln-0020: received. Note 230 arrived ...": one item
+_DEFINITE = re.compile(r"\b(?:the|that|this|these|those)\s+([^\W\d_]+)", re.I)  # "the finding": a named kind
+_ARROW = re.compile(r"-+>|=+>|[\u2192\u21d2\u27f6]")  # "ticket -> PR -> merge": a lifecycle, or a record's history
+_PAST = re.compile(r"\b(?:was|were|had\s+been|has\s+been)\b", re.I)  # "asn-0022 was issued and later lost"
+_LATER = re.compile(r"\b(?:later|then|subsequently|afterwards?|after\s+that)\b", re.I)  # not "now" (rule 7)
 _OWN_VERB = re.compile(r"\b(?:I|we|you)(?:'ve|'d|'m|'re|'ll)?(?:\s+(?:have|had|am|are|was|were|just|already|also|then"
                        r"|now))*\s+([A-Za-z][\w-]*)", re.I)
 
@@ -180,6 +197,7 @@ class Reading:
     referred: frozenset[str] = frozenset()  # ids of what the asked record holds in other tables (its room)
     world_words: frozenset[str] = frozenset()  # the world's own identifiers (column names, values such as
     # dept_review): written in an answer they are data, not other rules
+    record_kinds: dict[str, frozenset[str]] = field(default_factory=dict)  # id -> its table's nouns ("finding")
 
 
 @dataclass
@@ -316,6 +334,8 @@ def read(answer: str, reading: Reading) -> Claims:
     labelled = re.compile(r"\W*" + r"[\W_]+".join(label) + r"(?![^\W_])", re.I) if label else None  # "Status booked."
     stated = False
     owner_before: str | None = None  # "about", "other" or None (no record named yet)
+    last_named: str | None = None  # the record a pronoun stands for: the last one named, however far back
+    last_of_kind: dict[str, str] = {}  # "finding" -> the last finding named: what "the finding" stands for
     before: tuple[int, int] | None = None
     for s_start, s_end in _cuts(_SENTENCE_CUT, answer, 0, len(answer), kept):
         sentence = answer[s_start:s_end]
@@ -333,7 +353,9 @@ def read(answer: str, reading: Reading) -> Claims:
             s_start <= s and e <= s_end for s, e, _ in owners))  # "To undo it I took it through ...": the last record
         line = answer.rfind("\n", 0, s_start) + 1
         item = s_start > line and _LIST_ITEM.match(answer, line)  # a later sentence of a list item: the item's record
-        owner = owner_before if refers or item else None
+        owner = owner_before if refers or item else None  # None: a pronoun resolves to last_named (_antecedent)
+        sentence_named = any(s_start <= s and e <= s_end for s, e, _ in owners)
+        blank += _history(plain, s_start, s_end, values, [s for s, _, _ in owners if s_start <= s < s_end])
         for index, (c_start, c_end) in enumerate(clauses):
             clause = plain[c_start:c_end]
             named_here = [ids for s, e, ids in owners if c_start <= s and e <= c_end]
@@ -344,6 +366,12 @@ def read(answer: str, reading: Reading) -> Claims:
             mine = owner
             if named_here and reading.about:
                 mine = "about" if any({i.casefold() for i in ids} & reading.about for ids in named_here) else "other"
+                for ids in named_here:
+                    last_named = "about" if {i.casefold() for i in ids} & reading.about else "other"
+                    last_of_kind.update((noun, last_named) for i in ids for noun in reading.record_kinds.get(
+                        i.casefold(), ()))
+            elif owner is None and reading.about:  # "The date is blank, and her account ...", "I marked the finding"
+                mine = _antecedent(clause, last_named if not sentence_named else None, last_of_kind)
             if not inside_parens or (named_here and owner is None):  # "Exhibit A (efs-0013) is now rejected"
                 owner = mine
             rule = bool(reading.about) and (bool(_RULE.search(clause)) or any(c_start <= s and e <= c_end
@@ -392,6 +420,35 @@ def read(answer: str, reading: Reading) -> Claims:
     for start, end in blank + idents + inside:  # an identifier (a rule's or a tool's) is a word of the system, no value
         chars[start:end] = " " * (end - start)
     return Claims(text="".join(chars), stated_reason=stated)
+
+
+def _antecedent(clause: str, last_named: str | None, last_of_kind: dict[str, str]) -> str | None:
+    """The record a clause naming none refers to: the last one named of the kind it calls "the <kind>" ("the
+    finding"), else, with a pronoun in it, `last_named` (None in a sentence that names a record)."""
+    for match in _DEFINITE.finditer(clause):
+        if match.group(1).casefold() in last_of_kind:
+            return last_of_kind[match.group(1).casefold()]
+    return last_named if _PRONOUN.search(clause) else None
+
+
+def _history(plain: str, start: int, end: int, values: list[tuple[int, int]], named: list[int]) -> list[tuple[int, int]]:
+    """The values of a sentence that are history, not a claim: a lifecycle in arrows in a sentence naming no record
+    before the arrows ("our pipeline is ticket -> PR -> merge -> patched -> verified, and no PR for SEC-0457"),
+    every state but the last in arrows after a record ("vfd-0041: new -> triaged -> ticketed"), and a state followed by "later" or "then" and another
+    state after a past tense ("asn-0022 was issued on 16 Nov and later reported lost")."""
+    arrows = list(_ARROW.finditer(plain, start, end))
+    said = sorted(v for v in values if start <= v[0] and v[1] <= end)
+    history: list[tuple[int, int]] = []
+    if arrows:
+        line_start = max(plain.rfind(c, start, arrows[0].start()) for c in ":;,(")  # the clause the chain opens in
+        cut = re.compile(r"[;,()]|\s(?:and|but|so)\s").search(plain, arrows[-1].end(), end)
+        chain = [v for v in said if line_start < v[0] and v[1] <= (cut.start() if cut else end)]
+        history += chain[:-1] if any(n < arrows[0].start() for n in named) else chain
+    past = _PAST.search(plain, start, end)
+    if past:
+        after = [v for v in said if v[0] >= past.end()]
+        history += [v for v, w in zip(after, after[1:]) if _LATER.search(plain, v[1], w[0])]
+    return history
 
 
 def _after_aside(text: str, clauses: list[tuple[int, int]], index: int) -> list[tuple[int, int]]:

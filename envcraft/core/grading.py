@@ -199,13 +199,24 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
                    nouns=frozenset({kind, kind.removesuffix("s")} - {""}), kinds=_kinds(initial, kind),
                    values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons),
                    world_words=_world_words(initial), referred=_referred(initial, about),
-                   column=check.column or "")
+                   column=check.column or "", record_kinds=_record_kinds(initial))
 
 
 def _kinds(initial: Snapshot, asked: str) -> frozenset[str]:
     """The nouns of the world's other tables (repair_visits: "visits", "visit"), not the asked table's."""
     nouns = {t.rsplit("_", 1)[-1].casefold() for t in initial.tables if t != HISTORY_TABLE} - {asked, ""}
     return frozenset(n for noun in nouns for n in (noun, noun.removesuffix("s")) if n)
+
+
+def _record_kinds(initial: Snapshot) -> dict[str, frozenset[str]]:
+    """Each record's id -> the nouns of its table (vuln_findings: "findings", "finding"): "the finding" names it."""
+    kinds: dict[str, frozenset[str]] = {}
+    for table, rows in initial.tables.items():
+        noun = table.rsplit("_", 1)[-1].casefold()
+        nouns = frozenset({noun, noun.removesuffix("s")} - {""})
+        if table != HISTORY_TABLE:
+            kinds.update((str(r["id"]).casefold(), nouns) for r in rows if isinstance(r, dict) and "id" in r)
+    return kinds
 
 
 def _referred(initial: Snapshot, about: set[str]) -> frozenset[str]:
