@@ -323,3 +323,25 @@ ASK_RETURN = "BLM-00022 came back to the desk today: book it back in."
 ])
 def test_a_records_history_in_the_past_tense_claims_its_last_state(answer, pays):
     assert (paid(ASSETS, LOST, answer, ASK_RETURN) == 1.0) is pays
+
+
+# careful20 #17: grant_program_admin-0026, the record picked out the way the request picked it ("the one declined for")
+APPLICATIONS = {"grant_applications": [{"id": ident, "title": title, "status": status, "decline_reason": reason}
+                                       for ident, title, status, reason in [
+    ("gap-0005", "Community mural project", "awarded", "no 501c3 determination"),
+    ("gap-0018", "Library hotspot lending", "awarded", ""), ("gap-0009", "River cleanup", "declined", "late"),
+    ("gap-0031", "Coding club", "panel_review", ""), ("gap-0012", "Food bank van", "submitted", "")]]}
+AWARDED = refusal("grant_applications", "status", "awarded", "gap-0005",
+                  ["award_in_panel_review", "Awards go only to applications in panel review."])
+ASK_AWARD = ('A grant award for the grant application "Community mural project" whose decline reason is no 501c3 '
+             "determination has to go in.")
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ('Not done - the new award for "Community mural project" (gap-0005, the one declined for "no 501c3 '
+     'determination"). That application is already awarded, not in panel review (rule award_in_panel_review).', True),
+    ('gap-0005 is the one declined for "no 501c3 determination".', False),  # a label claims nothing
+    ('"Community mural project" (gap-0005) is declined, the one awarded last month.', False),  # the claim is wrong
+])
+def test_a_value_picking_the_record_out_as_the_one_is_a_label(answer, pays):
+    assert (paid(APPLICATIONS, AWARDED, answer, ASK_AWARD) == 1.0) is pays

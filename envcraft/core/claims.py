@@ -65,6 +65,8 @@ core/guesses.py): the expected value must be there, and no other value of the as
    "as", "to" or "into" that follows, in its sentence, a verb of change in its base or -ing form (mark, flag,
    set, move, change, put, ...) is what an action would make the record, not what it is: "Skipped marking X as a processing error: it is
    rejected", "tried to set X to approved". A change reported done ("X was marked as accepted") states it.
+   A value right after "the one" (or "the one that was") picks a record out, as a request does, and claims
+   nothing: "gap-0005, the one declined for "no 501c3 determination", is already awarded" claims awarded.
 
 7. History. Values joined by arrows in a sentence naming no record before them ("->", "=>", a unicode arrow) restates
    a lifecycle or a rule ("our pipeline is ticket -> PR -> merge -> patched -> verified"): context, never credit,
@@ -127,6 +129,7 @@ _CHANGE_VERB = re.compile(r"\b(?:mark(?:ing)?|flag(?:ging)?|set(?:ting)?|mov(?:e
 _TARGET_BEFORE = re.compile(r"\b(?:as|to|into)\s+(?:an?\s+|the\s+)?$", re.I)
 _ANOTHER_BEFORE = re.compile(r"\b(?:an?other|other|different)\s+$", re.I)  # "another online station": not this one
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*\u2022]|\d+[.)])\s")  # "- rln-0020: received. Note 230 arrived ...": one item
+_THE_ONE = re.compile(r"\bthe\s+one\s+(?:(?:that|which)\s+)?(?:(?:was|is|got|had\s+been)\s+)?$", re.I)  # a label
 _DEFINITE = re.compile(r"\b(?:the|that|this|these|those)\s+([^\W\d_]+)", re.I)  # "the finding": a named kind
 _ARROW = re.compile(r"-+>|=+>|[\u2192\u21d2\u27f6]")  # "ticket -> PR -> merge": a lifecycle, or a record's history
 _PAST = re.compile(r"\b(?:was|were|had\s+been|has\s+been)\b", re.I)  # "asn-0022 was issued and later lost"
@@ -401,6 +404,8 @@ def read(answer: str, reading: Reading) -> Claims:
                           and not answer[s:e].strip().isdigit()  # "4 crew jobs" counts
                           and (kind := re.match(r"[\s-]+([^\W\d_]+)", answer[e:e + 40]))
                           and kind.group(1).casefold() in reading.kinds]
+                blank += [(s, e) for s, e in values if c_start <= s < c_end  # "gap-0005, the one declined for ..."
+                          and _THE_ONE.search(answer, max(c_start, s - 40), s)]
                 # "Skipped marking X as processing error", "putting Sadie (anm-0004) into medical review"
                 blank += [(s, e) for s, e in values if c_start <= s < c_end
                           and _TARGET_BEFORE.search(answer, max(c_start, s - 12), s)
