@@ -286,8 +286,8 @@ def test_a_lifecycle_in_arrows_is_context_and_a_records_arrows_end_at_its_state(
 
 # careful20b: reader_subscription_support-0063, "her account" after a clause or a sentence that names no record
 ACCOUNTS = {"subscriber_accounts": [{"id": ident, "name": name, "status": status} for ident, name, status in [
-    ("sbs-0035", "Ana Costa", "paused"), ("sbs-0011", "Vera Larsen", "cancelled"), ("sbs-0024", "Ximena Hansen",
-                                                                                    "active"), ("sbs-0002", "Ivo Berg", "trial")]]}
+    ("sbs-0035", "Ana Costa", "paused"), ("sbs-0011", "Vera Larsen", "cancelled"),
+    ("sbs-0024", "Ximena Hansen", "active"), ("sbs-0002", "Ivo Berg", "trial")]]}
 CANCELLED = refusal("subscriber_accounts", "status", "cancelled", "sbs-0011",
                     ["subscriber_account_pause.status_in", "Only active subscriptions can be paused."])
 ASK_PAUSE = "Halt the subscriber account Vera Larsen for a bit. Record Ana Costa's acceptance of the offer."

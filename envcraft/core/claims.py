@@ -28,10 +28,10 @@ core/guesses.py): the expected value must be there, and no other value of the as
    blank, and her account is paused"). A clause naming none before any record of its sentence that calls a
    record "the", "that" or "this" <kind> (the noun of its table) is about the last record of that kind named ("I
    marked the finding patched" after a finding's id). So is a sentence naming none that opens with the asked
-   column's name, a label of the record before ("rap-0051 is Hannah's. Status booked."), and a later sentence of a list item (a
-   line opening with "-", "*" or "1."), which is about the item's record ("- rln-0020: confirmed received. Note
-   230 arrived against 150 expected."). With no asked record known (a count, a
-   list), owners are not read: every clause is about what was asked. A record the asked record refers to in
+   column's name, a label of the record before ("rap-0051 is Hannah's. Status booked."), and a later sentence
+   of a list item (a line opening with "-", "*" or "1."), which is about the item's record ("- rln-0020:
+   confirmed received. Note 230 arrived against 150 expected."). With no asked record known (a count, a list),
+   owners are not read: every clause is about what was asked. A record the asked record refers to in
    another table (a case's room, a notice's outage event: where a path to the asked value ends) is said of the
    asked record and owns no clause ("Booked in orm-0003, 12:00 to 12:30"; "onot-0001 is for oev-0001. oev-0001
    is back at 14:00"); a record of the asked record's own table it refers to is another record. A number inside
@@ -87,6 +87,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from envcraft.core.answers import date_spans, number_spans, time_spans
@@ -436,11 +437,13 @@ def _antecedent(clause: str, last_named: str | None, last_of_kind: dict[str, str
     return last_named if _PRONOUN.search(clause) else None
 
 
-def _history(plain: str, start: int, end: int, values: list[tuple[int, int]], named: list[int]) -> list[tuple[int, int]]:
+def _history(plain: str, start: int, end: int, values: list[tuple[int, int]],
+             named: list[int]) -> list[tuple[int, int]]:
     """The values of a sentence that are history, not a claim: a lifecycle in arrows in a sentence naming no record
     before the arrows ("our pipeline is ticket -> PR -> merge -> patched -> verified, and no PR for SEC-0457"),
-    every state but the last in arrows after a record ("vfd-0041: new -> triaged -> ticketed"), and a state followed by "later" or "then" and another
-    state after a past tense ("asn-0022 was issued on 16 Nov and later reported lost")."""
+    every state but the last in arrows after a record ("vfd-0041: new -> triaged -> ticketed"), and a state
+    followed by "later" or "then" and another state after a past tense ("asn-0022 was issued on 16 Nov and later
+    reported lost"). Module docstring, rule 7."""
     arrows = list(_ARROW.finditer(plain, start, end))
     said = sorted(v for v in values if start <= v[0] and v[1] <= end)
     history: list[tuple[int, int]] = []
@@ -452,7 +455,7 @@ def _history(plain: str, start: int, end: int, values: list[tuple[int, int]], na
     past = _PAST.search(plain, start, end)
     if past:
         after = [v for v in said if v[0] >= past.end()]
-        history += [v for v, w in zip(after, after[1:]) if _LATER.search(plain, v[1], w[0])]
+        history += [v for v, w in pairwise(after) if _LATER.search(plain, v[1], w[0])]
     return history
 
 
