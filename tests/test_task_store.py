@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import pytest
-from envcraft.core.tasks import TASKS_DIR, load_tasks, task_file
+from envcraft.core.tasks import TASKS_DIR, load_tasks, task_file, task_files
 from envcraft.generator.tasks.generate import generate
 
 pytestmark = pytest.mark.slow  # servers and whole runs, seconds each: not in the fast lane
@@ -29,3 +30,11 @@ def test_task_store_holds_more_tasks_than_envcraft_with_cross_env_and_held_out_e
     test_envs = {t.envs[0] for t in tasks if t.split == "test"}
     assert test_envs and not any(env in test_envs for t in tasks if t.split == "train" for env in t.envs)
     assert len({t.content_hash for t in tasks}) == len(tasks)
+
+
+def test_no_request_or_gold_answer_says_none():
+    """An empty label once rendered as Python's None ("Not possible for None: it is abandoned", 16 tasks)."""
+    said = [t.id for path in task_files(TASKS_DIR) for t in load_tasks(path)
+            if re.search(r"\bNone\b", " ".join([*(str(turn) for turn in t.turns), *(
+                str(c.arguments.get("answer", "")) for c in t.gold if c.tool == "finish")]))]
+    assert said == []

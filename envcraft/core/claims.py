@@ -96,6 +96,7 @@ from envcraft.core.state import HISTORY_TABLE
 MAX_NAME_WORDS = 8  # record names are short: "Morgan & Patel Software", "PagerDuty: Data on-call"
 
 _WORD = re.compile(r"[^\W_]+")
+_NAME_COLUMN = re.compile(r"(?:^|_)(?:name|title|subject|code|number)$")  # names its row, shared or not (FDR-207)
 RECORD_ID = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*[-_]\d[\w-]*(?<![-_])")  # cjb-0001, SI-000017
 _SENTENCE_CUT = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 _CLAUSE_CUT = re.compile(r";|:(?=\s)|,(?=\s)|\s[-\u2013\u2014]+\s|[()\[\]]|(?<=\")\s*:|,(?=[\"{\[])"  # compact JSON too
@@ -146,11 +147,13 @@ def words(text: str) -> tuple[str, ...]:
 
 def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...], frozenset[str]]:
     """Words -> the ids of the records they name: each row's id, and each value of a text field whose values are
-    mostly distinct (a name, a number, an email; not an enum) or that is called a name (`name`, `*_name`: four
-    animals called Juniper), of at most MAX_NAME_WORDS words. A name two rows
-    share names both ("FDR-101" for two events on one feeder): it names the asked record if either is, unless
-    an id in parentheses right after it picks one ("Exhibit A (efs-0013)"). A one-word name counts
-    only with a digit in it, or capitalized at four letters or more ("IT", "On" and "rejected" are prose)."""
+    mostly distinct (a name, a number, an email; not an enum) or whose column is called a name, title, subject,
+    code or number, as the generator's label_field picks them (four animals called Juniper, five protocols
+    sharing a title, fifteen outage events on eight feeder codes), of at most MAX_NAME_WORDS words. A name two
+    rows share names both ("FDR-101" for two events on one feeder): it names the asked record if either is,
+    unless an id in parentheses right after it picks one ("Exhibit A (efs-0013)"). A one-word name counts only
+    with a digit in it, or capitalized at four letters or more, three in a name column (the bank "PNC"; "IT",
+    "On" and "rejected" are prose)."""
     found: dict[tuple[str, ...], set[str]] = {}
     for table, rows in tables.items():
         if table == HISTORY_TABLE:
@@ -159,13 +162,14 @@ def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...
         columns = {k for r in rows for k, v in r.items() if isinstance(v, str) and k != "id"}
         for column in columns:
             counts = Counter(r.get(column) for r in rows if isinstance(r.get(column), str) and r.get(column))
-            named = column == "name" or column.endswith("_name")  # "Juniper" names each animal called so
+            named = _NAME_COLUMN.search(column) is not None  # "Juniper" names each animal called so; five
+            # protocols may share a title, and the title still names each of them
             if len(counts) < max(3, 0.5 * sum(counts.values())) and not named:
                 continue  # an enum, not a name
             for row in rows:
                 key = words(str(row.get(column) or ""))
                 value = str(row.get(column) or "")
-                if 0 < len(key) <= MAX_NAME_WORDS and (len(key) > 1 or (len(key[0]) >= 4 and value[:1].isupper())
+                if 0 < len(key) <= MAX_NAME_WORDS and (len(key) > 1 or (len(key[0]) >= (3 if named else 4) and value[:1].isupper())
                                                        or any(c.isdigit() for c in key[0])):
                     found.setdefault(key, set()).add(row["id"])
         for row in rows:

@@ -265,7 +265,7 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
     answer = "Done."
     if forbidden is not None:
         label = label_field(forbidden.entity)
-        answer = answer_for(forbidden, str(forbidden.row.get(label)) if label else None)
+        answer = answer_for(forbidden, forbidden.row.get(label) if label else None)
         checks.append(Check(kind="answer", contains=[forbidden.fact], weight=2.0, table=forbidden.entity.table,
                             column=forbidden.field, about=[forbidden.row["id"]],
                             reasons=reasons_of(env, forbidden.op.name, field_name=forbidden.field),

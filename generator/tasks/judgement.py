@@ -123,8 +123,9 @@ def reasons_of(env: EnvSpec, op_name: str, rule_id: str | None = None, field_nam
     return []
 
 
-def answer_for(forbidden: Forbidden, label: str | None) -> str:
-    what = label or f"the {forbidden.entity.name.replace('_', ' ')}"
+def answer_for(forbidden: Forbidden, label: Any) -> str:
+    """`label`: the row's label value; a row whose label is empty is named by its id, never "None"."""
+    what = label if isinstance(label, str) and label.strip() else forbidden.row["id"]
     return f"Not possible for {what}: it is {forbidden.fact}."  # few words: none may be another value of the column
 
 
