@@ -131,6 +131,33 @@ def test_a_part_is_never_a_second_guess(expected, answer):
     assert _paid(ORDERS, [expected], answer) < 1.0
 
 
+COMMITTED = "What do the loan commitments for the investor Arjun Keller come to in amount, all together?"
+
+
+@pytest.mark.parametrize("answer", [
+    "Arjun Keller's commitments come to 1,070.10 in total. Of that, 982.37 is settled and 87.73 still committed.",
+    "$388,866.94 across 2 signed files: GSE-26-0007 holds $377,366.12 and GSE-26-0013 holds $11,500.82.",
+    "1,070.10 (982.37 + 87.73)", "5 tickets: 3 open and 2 closed",
+])
+def test_a_total_may_show_its_parts(answer):
+    """p2p_lending_marketplace-0008, escrow_closing_desk-0109 through MCP: the right total followed by the parts
+    it adds up from paid 0; the parts are its working, not other guesses."""
+    total = {"1,070.10": "1070.1", "$388,866.94": "388866.94", "5 tickets": "5"}
+    expected = next(v for k, v in total.items() if k in answer)
+    assert _paid(COMMITTED, [expected], answer) == 1.0
+
+
+@pytest.mark.parametrize(("expected", "answer"), [
+    ("1070.1", "1070.10 or 982.37"), ("982.37", "1,070.10 in total: 982.37 settled and 87.73 committed"),
+    ("87.73", "1070.10, 982.37, 87.73"), ("1070.1", "1070.10, 982.37"), ("10", "10, 15, 5"), ("5", "10, 15, 5"),
+    ("1070.1", "982.37 and 87.73"),
+])
+def test_parts_never_carry_a_second_guess(expected, answer):
+    """Only the largest number of a list can be the sum of all the rest: a list of guesses still gets one, a
+    part is never credited as the total, and parts alone state no total."""
+    assert _paid(COMMITTED, [expected], answer) < 1.0
+
+
 SITTING = "When is the next sitting of the planning board?"
 
 

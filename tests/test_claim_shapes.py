@@ -345,3 +345,63 @@ ASK_AWARD = ('A grant award for the grant application "Community mural project" 
 ])
 def test_a_value_picking_the_record_out_as_the_one_is_a_label(answer, pays):
     assert (paid(APPLICATIONS, AWARDED, answer, ASK_AWARD) == 1.0) is pays
+
+
+# ci_build_pipeline-0032 through MCP: the refused action named by the target state's own -ing word
+RUNNERS = {"build_runners": [{"id": f"rnr-000{n}", "name": f"ci-runner-0{n}", "status": status}
+                             for n, status in enumerate(["online", "offline", "draining", "online"], 1)]}
+OFFLINE = refusal("build_runners", "status", "offline", "rnr-0002",
+                  ["build_runner_drain.status_in", "Only online runners can be drained."])
+ASK_DRAIN = "Please drain the build runner ci-runner-02."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Not done: draining ci-runner-02 (rnr-0002). It is offline.", True),
+    ('Skipped: draining "ci-runner-02" - it is offline.', True),
+    ("ci-runner-02 (rnr-0002) is draining. It is offline.", False),  # a state said of it is still a dump
+    ("rnr-0002: draining, offline.", False),
+])
+def test_a_values_ing_word_before_a_record_is_the_action_on_it(answer, pays):
+    assert (paid(RUNNERS, OFFLINE, answer, ASK_DRAIN) == 1.0) is pays
+
+
+# conference_registration_desk-0013 through MCP: a list item opening with the id and a colon
+SIGNUPS = {"session_signups": [{"id": f"sgp-00{n}", "status": s}
+                               for n, s in [(30, "cancelled"), (41, "confirmed"), (49, "cancelled"), (50, "confirmed")]]}
+WHICH = Check(kind="answer", table="session_signups", column="id", contains=["3", "sgp-0030", "sgp-0041", "sgp-0049"],
+              note="aggregate over session_signups")
+ASK_SIGNUPS = "Session signups for the conference attendee Rosa Kowalski: how many, and which?"
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Rosa has 3 session signups:\n- sgp-0030: cancelled\n- sgp-0041: confirmed\n- sgp-0049: cancelled", True),
+    ("3 signups:\n- sgp-0030: Zero-Downtime Migrations, 5 Dec\n- sgp-0041: Scaling Postgres, 3 Dec\n"
+     "- sgp-0049: Zero-Downtime Migrations, 5 Dec", True),
+    ("3 signups:\n- sgp-0030: cancelled\n- sgp-0041: confirmed\n- sgp-0050: confirmed", False),  # a wrong id
+    ("3 signups:\n- sgp-0030\n- sgp-0041\n- sgp-0049\n- sgp-0050", False),  # one id more is a dump
+])
+def test_a_list_item_opening_with_an_id_and_a_colon_names_it(answer, pays):
+    assert (paid(SIGNUPS, WHICH, answer, ASK_SIGNUPS) == 1.0) is pays
+
+
+# irb_protocol_review-0126 (audit careful_report): titles repeat across protocols, and a title still names them
+PROTOCOLS = {"study_protocols": [{"id": f"stp-00{n}", "title": title, "status": status} for n, (title, status) in
+                                 enumerate([("Hepatitis C treatment uptake in county jails", "disapproved"),
+                                            ("Reentry peer mentoring", "under_review"),
+                                            ("Reentry peer mentoring", "prescreening"),
+                                            ("Hepatitis C treatment uptake in county jails", "approved"),
+                                            ("Mindfulness app for stress", "approved")] * 4, 10)]}
+DISAPPROVED = refusal("study_protocols", "status", "disapproved", "stp-0010",
+                      ["study_protocol_resubmit.status_in", "No revisions were requested."])
+ASK_RESUBMIT = ("Protocol IRB-2026-0010, Hepatitis C treatment uptake in county jails, is being resubmitted; "
+                "and stp-0012 goes to prescreening.")
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Done: stp-0012 is now prescreening. Not possible for Hepatitis C treatment uptake in county jails: it is "
+     "disapproved.", True),
+    ("Done: stp-0012 is now prescreening. Not possible for Reentry peer mentoring: it is disapproved.", False),
+    ("Done: stp-0012 is now prescreening, and it is disapproved.", False),  # said of the other protocol
+])
+def test_a_title_several_records_share_still_names_them(answer, pays):
+    assert (paid(PROTOCOLS, DISAPPROVED, answer, ASK_RESUBMIT) == 1.0) is pays

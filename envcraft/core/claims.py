@@ -61,12 +61,15 @@ core/guesses.py): the expected value must be there, and no other value of the as
 6. The conversation. A value written right after "I", "we" or "you" (and their auxiliaries) is the writer's own
    verb ("I've received your request"), not a claim; so is a value opening a sentence as a verb with its subject
    dropped, followed by what was done ("Finished what I could.", "Completed everything else."), and a value heading
-   the writer's tally of the work: "All done except one item.", "Done: ..." opening a sentence. A value after
+   the writer's tally of the work: "All done except one item.", "Done: ..." opening a sentence (a record's id
+   opening a list item, "- sgp-0041: confirmed", is the item's record, no tally). A value after
    "as", "to" or "into" that follows, in its sentence, a verb of change in its base or -ing form (mark, flag,
    set, move, change, put, ...) is what an action would make the record, not what it is: "Skipped marking X as a processing error: it is
    rejected", "tried to set X to approved". A change reported done ("X was marked as accepted") states it.
    A value right after "the one" (or "the one that was") picks a record out, as a request does, and claims
    nothing: "gap-0005, the one declined for "no 501c3 determination", is already awarded" claims awarded.
+   A value in -ing right before a record's name is an action on it, not its state: "Not done: draining
+   ci-runner-02 (rnr-0002). It is offline" claims offline ("rnr-0002 is draining" still claims draining).
 
 7. History. Values joined by arrows in a sentence naming no record before them ("->", "=>", a unicode arrow) restates
    a lifecycle or a rule ("our pipeline is ticket -> PR -> merge -> patched -> verified"): context, never credit,
@@ -131,6 +134,7 @@ _CHANGE_VERB = re.compile(r"\b(?:mark(?:ing)?|flag(?:ging)?|set(?:ting)?|mov(?:e
 _TARGET_BEFORE = re.compile(r"\b(?:as|to|into)\s+(?:an?\s+|the\s+)?$", re.I)
 _ANOTHER_BEFORE = re.compile(r"\b(?:an?other|other|different)\s+$", re.I)  # "another online station": not this one
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*\u2022]|\d+[.)])\s")  # "- rln-0020: received. Note 230 arrived ...": one item
+_QUOTES = re.compile(r"[\s\"'\u201c]*")  # what may sit between an action's -ing word and the record it acts on
 _THE_ONE = re.compile(r"\bthe\s+one\s+(?:(?:that|which)\s+)?(?:(?:was|is|got|had\s+been)\s+)?$", re.I)  # a label
 _DEFINITE = re.compile(r"\b(?:the|that|this|these|those)\s+([^\W\d_]+)", re.I)  # "the finding": a named kind
 _ARROW = re.compile(r"-+>|=+>|[\u2192\u21d2\u27f6]")  # "ticket -> PR -> merge": a lifecycle, or a record's history
@@ -411,6 +415,9 @@ def read(answer: str, reading: Reading) -> Claims:
                           and kind.group(1).casefold() in reading.kinds]
                 blank += [(s, e) for s, e in values if c_start <= s < c_end  # "gap-0005, the one declined for ..."
                           and _THE_ONE.search(answer, max(c_start, s - 40), s)]
+                blank += [(s, e) for s, e in values if c_start <= s < c_end  # "Not done: draining ci-runner-02"
+                          and answer[s:e].casefold().endswith("ing")
+                          and _QUOTES.match(answer, e).end() in {ns for ns, _ in named}]
                 # "Skipped marking X as processing error", "putting Sadie (anm-0004) into medical review"
                 blank += [(s, e) for s, e in values if c_start <= s < c_end
                           and _TARGET_BEFORE.search(answer, max(c_start, s - 12), s)
@@ -419,7 +426,8 @@ def read(answer: str, reading: Reading) -> Claims:
                     blank += [(s, e) for s, e in values if s < dropped.end(1) and dropped.start(1) < e]
                 if c_start == s_start and (tally := _TALLY.match(answer, c_start, min(c_end + 1, len(answer)))):
                     word = tally.span(1) if tally.group(1) else tally.span(2)
-                    blank += [(s, e) for s, e in values if s < word[1] and word[0] < e]
+                    if not RECORD_ID.fullmatch(answer, *word):  # "- sgp-0041: confirmed" is a list item, no tally
+                        blank += [(s, e) for s, e in values if s < word[1] and word[0] < e]
         owner_before = owner
     # "Lisinopril 10mg tabs": a number inside a record's name is the name's, no figure of the answer's; a name of
     # figures alone ("+1 555 0106") and a value the check reads are written as themselves

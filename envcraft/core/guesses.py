@@ -85,6 +85,17 @@ def _context_numbers(text: str, want: set, spans: list) -> set:
             and ((bare and every(v, lambda t, _v, s, e: _money(t, s, e))) or (cents and every(v, _things)))}
 
 
+def _parts(want: set, spans: list) -> set:
+    """The other numbers, when they are the working of the one expected total: each as often as written, they add
+    up to it exactly ("1,070.10 in all: 982.37 settled and 87.73 still committed"; "5 tickets, 3 open and 2
+    closed"). Only the largest number of a list can be the sum of all the rest, so a list of guesses still gets
+    one guess, and the total must be stated besides its parts."""
+    parts = [v for v, _, _ in spans if v not in want]
+    if len(want) != 1 or len(parts) < 2:
+        return set()
+    return set(parts) if sum(parts) == next(iter(want)) else set()
+
+
 # "3 orders for 2 suppliers", "3, up from 2 last week": a number that counts a thing the task never names is
 # context beside a number of what it asks. Function words name nothing ("1 is overdue" stays a guess), nor do
 # amounts of money or number words. If no number is left a guess this way, every number is one (so a count
@@ -195,12 +206,14 @@ def stands_alone(answer: str, expected: list[str], given: str = "") -> bool:
         if kind == "number" and want <= {v for v, _, _ in digits}:
             spans = digits  # the value written in digits: the answer's prose ("before two closed") is not a guess;
             # a value in words is one guess among every number (so only one value can ever pay)
+        written = spans  # every number written, context or not: the parts of a total (_parts)
         if kind == "number":
             spans = _named_things(answer, spans, given)
         stated = {v for v, _, _ in spans}
         others = stated - want - _all(given, kind)
         if kind == "number":
             others -= _context_numbers(answer, want, spans)
+            others -= _parts(want, written)
         if not want <= stated or others:
             return False
     return True
