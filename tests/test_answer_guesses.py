@@ -150,7 +150,7 @@ def test_a_total_may_show_its_parts(answer):
 @pytest.mark.parametrize(("expected", "answer"), [
     ("1070.1", "1070.10 or 982.37"), ("982.37", "1,070.10 in total: 982.37 settled and 87.73 committed"),
     ("87.73", "1070.10, 982.37, 87.73"), ("1070.1", "1070.10, 982.37"), ("10", "10, 15, 5"), ("5", "10, 15, 5"),
-    ("1070.1", "982.37 and 87.73"),
+    ("1070.1", "982.37 and 87.73"), ("3", "1, 2, 3"), ("3", "2 orders; 1 is late; 3 are late"),
 ])
 def test_parts_never_carry_a_second_guess(expected, answer):
     """Only the largest number of a list can be the sum of all the rest: a list of guesses still gets one, a

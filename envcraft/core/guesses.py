@@ -88,12 +88,14 @@ def _context_numbers(text: str, want: set, spans: list) -> set:
 def _parts(want: set, spans: list) -> set:
     """The other numbers, when they are the working of the one expected total: each as often as written, they add
     up to it exactly ("1,070.10 in all: 982.37 settled and 87.73 still committed"; "5 tickets, 3 open and 2
-    closed"). Only the largest number of a list can be the sum of all the rest, so a list of guesses still gets
-    one guess, and the total must be stated besides its parts."""
-    parts = [v for v, _, _ in spans if v not in want]
-    if len(want) != 1 or len(parts) < 2:
+    closed"). The total comes first, as a report gives it ("1, 2, 3" lists three counts), and only the largest
+    number of a list can be the sum of all the rest, so a list of guesses still gets one guess."""
+    total = next(iter(want)) if len(want) == 1 else None
+    first = min((s for v, s, _ in spans if v == total), default=None)
+    parts = [(v, s) for v, s, _ in spans if v != total]
+    if first is None or len(parts) < 2 or any(s < first for _, s in parts):
         return set()
-    return set(parts) if sum(parts) == next(iter(want)) else set()
+    return {v for v, _ in parts} if sum(v for v, _ in parts) == total else set()
 
 
 # "3 orders for 2 suppliers", "3, up from 2 last week": a number that counts a thing the task never names is
