@@ -10,6 +10,8 @@ then fall into
     over (checked_out, completed...);
   - planned: a status a transition into a HAPPENED status starts from (booked, scheduled, confirmed...);
   - anything else (cancelled, draft...): says nothing about when.
+An entity with a deadline (DEADLINE: `expires`, `due_date`, `respond_by`) has LAPSED statuses too (lapsed,
+expired, overdue, past_due): the deadline went by, so its day is before today.
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ HAPPENED = frozenset({
 ONGOING = frozenset({"checked_in", "arrived", "seated", "on_site", "onsite", "at_door", "signed_on"})
 # Over: when the event has an end, that end has come.
 ENDED = frozenset({"checked_out", "completed", "done", "finished", "ended", "wrapped", "played"})
+# A deadline that passed: the status records that a row's deadline (DEADLINE) went by with nothing done, so the
+# day after it has come (a licence lapsed after it expired, an installment past due after its due date).
+LAPSED = frozenset({"lapsed", "expired", "overdue", "past_due"})
+DEADLINE = re.compile(r"(^|_)(due|due_date|due_on|expires|expires_on|expiry|expiry_date|respond_by|deadline|"
+                      r"valid_until|return_by)$")
 LATE_DAYS = 3  # an event's outcome may be recorded up to this many days after its day
 SCHEDULED = re.compile(r"(^|_)(start|starts|scheduled|slot|appointment|visit|service|shift|session|event|"
                        r"pickup|delivery|departure|arrival|planned|meeting|hearing|exam|inspection|run|duty)(_|$)")
@@ -60,6 +67,18 @@ def records_event(bp: Blueprint, op: Operation) -> bool:
     return op.kind == "transition" and op.to_status in HAPPENED and has_events(bp, entity)
 
 
+def deadline_field(entity: Entity) -> str | None:
+    """The one date field holding the deadline a LAPSED status says went by, or None."""
+    named = [f.name for f in entity.fields if f.type in ("date", "datetime") and DEADLINE.search(f.name)]
+    return named[0] if len(named) == 1 else None
+
+
+def records_lapse(bp: Blueprint, op: Operation) -> bool:
+    """The operation records that its row's deadline went by (lapse a licence, mark an installment past due)."""
+    entity = bp.entity(op.entity)
+    return op.kind == "transition" and op.to_status in LAPSED and deadline_field(entity) is not None
+
+
 def planned(bp: Blueprint, entity: Entity) -> frozenset[str]:
     """Statuses an event waits in before it takes place: where a transition that records it starts."""
     out: set[str] = set()
@@ -69,5 +88,5 @@ def planned(bp: Blueprint, entity: Entity) -> frozenset[str]:
     return frozenset(out - HAPPENED)
 
 
-__all__ = ["ENDED", "HAPPENED", "LATE_DAYS", "ONGOING", "SCHEDULED", "end_field", "event_field", "has_events", "planned",
-           "records_event"]
+__all__ = ["DEADLINE", "ENDED", "HAPPENED", "LAPSED", "LATE_DAYS", "ONGOING", "SCHEDULED", "deadline_field", "end_field",
+           "event_field", "has_events", "planned", "records_event", "records_lapse"]

@@ -128,7 +128,8 @@ class Precondition(Strict):
     or_via: list[str] = Field(default_factory=list)  # compare: more fields of the `via` row, any of which may match
     at: str | None = Field(default=None, pattern=IDENT)  # requires / forbids: our moment within their [start, end]
     gap_minutes: int | None = Field(default=None, gt=0, le=7 * 24 * 60)  # no_overlap: the least time between rows
-    early_days: int | None = Field(default=None, ge=0, le=60)  # happens_now: days before the event it may be recorded
+    early_days: int | None = Field(default=None, ge=-1, le=60)  # happens_now: days before the event it may be
+    # recorded (-1: only from the day after, a deadline that went by)
     late_days: int | None = Field(default=None, ge=0, le=60)  # happens_now: days after it (its end) it still may
     # be recorded (none: any time after)
     their: Through | None = None  # requires / forbids: the related row's own ref row must match this too

@@ -39,7 +39,8 @@ def moments(bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any
     if not isinstance(begin, str) or len(begin) < 10:
         return {}
     today = date.fromisoformat(bp.today)
-    target = today if hold else today + timedelta(days=BREAK_DAYS + (pre.early_days or 0))
+    early = pre.early_days or 0
+    target = today + timedelta(days=min(early, 0)) if hold else today + timedelta(days=BREAK_DAYS + early)
     days = (target - date.fromisoformat(begin[:10])).days
     out = {pre.field: shifted(begin, days * DAY)}
     for end in ends:

@@ -4,7 +4,9 @@ A row counts when
   - its entity has a status field and a time the event is scheduled for (generator/events.event_field);
   - its status is one that records the event as happened (events.HAPPENED: served, checked_in, no_show,
     completed, attended, ...);
-  - and the scheduled day is after the blueprint's `today`.
+  - and the scheduled day is after the blueprint's `today`;
+or its status records that its deadline went by (events.LAPSED: lapsed, expired, past_due) on or before a
+deadline (events.deadline_field) that is today or later.
 
 `misplaced_event_count` counts the wider class (seed_timeline.misplaced: a booking left waiting long after its
 day too), `contradiction_rows` what seed_coherence's checks find (a submitted report with no submitted date,
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
-from envcraft.generator.model.events import HAPPENED, event_field
+from envcraft.generator.model.events import HAPPENED, LAPSED, deadline_field, event_field
 from envcraft.generator.seeds.seed_coherence import CHECKS
 from envcraft.generator.seeds.seed_timeline import misplaced_rows
 
@@ -37,7 +39,11 @@ class FutureEvent:
 
 
 def future_events(bp: Blueprint, tables: dict[str, list[dict]]) -> list[FutureEvent]:
-    out = []
+    out = [FutureEvent(bp.id, entity.table, row["id"], row[entity.status_field], deadline_field(entity),
+                       row[deadline_field(entity)])
+           for entity in bp.entities if entity.status_field and deadline_field(entity)
+           for row in tables.get(entity.table, []) if row.get(entity.status_field) in LAPSED
+           and isinstance(row.get(deadline_field(entity)), str) and row[deadline_field(entity)][:10] >= bp.today]
     for entity in bp.entities:
         if not entity.status_field or not set(entity.field(entity.status_field).values) & HAPPENED:
             continue

@@ -23,8 +23,10 @@ from envcraft.generator.model.blueprint import Blueprint, Entity
 from envcraft.generator.model.events import (
     ENDED,
     HAPPENED,
+    LAPSED,
     LATE_DAYS,
     ONGOING,
+    deadline_field,
     end_field,
     event_field,
     has_events,
@@ -54,10 +56,27 @@ def _allowed(bp: Blueprint, entity: Entity, status: Any) -> tuple[int | None, in
     return None, None
 
 
+def _lapsed_early(bp: Blueprint, entity: Entity, row: dict[str, Any]) -> str | None:
+    """Why a row recorded as lapsed (events.LAPSED) disagrees with its deadline: the deadline has not gone by."""
+    deadline = deadline_field(entity)
+    status = row.get(entity.status_field) if entity.status_field else None
+    day = _day(row.get(deadline)) if deadline and status in LAPSED else None
+    if day is not None and day >= date.fromisoformat(bp.today):
+        return f"{status} but its {deadline} {row[deadline]} has not gone by, today {bp.today}"
+    return None
+
+
+def _dated(bp: Blueprint, entity: Entity) -> bool:
+    """The entity's statuses say something about its times: an event, or a deadline that went by."""
+    return has_events(bp, entity) or bool(entity.status_field and deadline_field(entity)
+                                          and set(entity.field(entity.status_field).values) & LAPSED)
+
+
 def misplaced(bp: Blueprint, entity: Entity, row: dict[str, Any]) -> str | None:
     """Why the row's scheduled time disagrees with its status, or None when it agrees."""
-    if not has_events(bp, entity):
-        return None
+    lapsed = _lapsed_early(bp, entity, row)
+    if lapsed or not has_events(bp, entity):
+        return lapsed
     start = event_field(bp, entity)
     end = end_field(bp, entity, start)
     status, begin, finish = row.get(entity.status_field), _day(row.get(start)), _day(row.get(end) if end else None)
@@ -84,7 +103,13 @@ def _shift(row: dict[str, Any], fields: list[str], days: int) -> None:
 
 
 def place(bp: Blueprint, entity: Entity, row: dict[str, Any], rng: random.Random) -> None:
-    """Move the row's event (start and end together) to where its status says it is."""
+    """Move the row's event (start and end together) to where its status says it is; a lapsed row's deadline
+    to before today, by whole weeks."""
+    if _lapsed_early(bp, entity, row):
+        deadline = deadline_field(entity)
+        offset = (_day(row[deadline]) - date.fromisoformat(bp.today)).days
+        _shift(row, [deadline], -7 * ((offset + 7) // 7) - 7 * rng.randint(0, 1))
+        return
     start = event_field(bp, entity)
     end = end_field(bp, entity, start)
     fields = [start] + ([end] if end else [])
@@ -110,7 +135,7 @@ def agree(bp: Blueprint, tables: Tables, rng: random.Random) -> int:
     """Move every misplaced row's event; returns how many moved."""
     moved = 0
     for entity in bp.entities:
-        if not has_events(bp, entity):
+        if not _dated(bp, entity):
             continue
         for row in tables.get(entity.table, []):
             if misplaced(bp, entity, row):
@@ -158,7 +183,8 @@ def agenda(bp: Blueprint, tables: Tables, rng: random.Random) -> int:
                     break
                 fields = [f for f in (pre.field, pre.end or end_field(bp, entity, pre.field)) if f]
                 before = {f: row.get(f) for f in fields}
-                _shift(row, fields, -rng.randint(0, pre.late_days or 0) - (_day(row[pre.field]) - today).days)
+                back = rng.randint(0, pre.late_days or 0) + max(0, -(pre.early_days or 0))  # -1: a deadline gone by
+                _shift(row, fields, -back - (_day(row[pre.field]) - today).days)
                 if fact(pre, row, bp.today) is None and not misplaced(bp, entity, row) \
                         and not row_breaches(bp, entity, row, tables):
                     short, moved = short - 1, moved + 1

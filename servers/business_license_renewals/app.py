@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import not_among, present_related, refuse, taken_by_other
+from envcraft_runtime.rules import not_among, not_now, present_related, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -221,9 +221,16 @@ def business_license_renew(tables: Tables, business_license_id: str, expires: st
 def business_license_lapse(tables: Tables, business_license_id: str) -> BusinessLicense:
     """Lapse a licence whose renewal was not paid by its expiry date."""
     _row = BUSINESS_LICENSES.find(tables, business_license_id)
+    _new = {**_row, "status": "lapsed"}
     if _block := not_among(_row, field="status", allowed=("renewal_due",), what="business license"):
         refuse("business_license_lapse.status_in", rule="only licences due for renewal can lapse", fact=_block)
-    _row["status"] = "lapsed"
+    if _block := not_now(_new.get("expires"), end=None, today=TODAY, early=-1, late=None, field="expires"):
+        refuse(
+            "business_license_lapse_when",
+            rule="A business license is marked lapsed only after its expiry date has passed; until then leave it at renewal due.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(BusinessLicense, _row)
 
 

@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "licence only after its annual fee is recorded; the new expiry is one year after the old one. "
     "[judgement_2] Licences lapsed more than 90 days need a new application. [judgement_3] Suspend for "
     "fines unpaid over 60 days. [reinstate_when_violations_corrected] Reinstate a licence only when none "
-    "of its violations is still open or escalated. Call finish when done."
+    "of its violations is still open or escalated. [business_license_lapse_when] A business license is "
+    "marked lapsed only after its expiry date has passed; until then leave it at renewal due. Call finish "
+    "when done."
 )
 
 

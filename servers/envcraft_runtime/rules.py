@@ -252,11 +252,15 @@ def in_past(value: str | None, field: str, today: str) -> Fact | None:
 
 def not_now(start: str | None, end: str | None, today: str, early: int, late: int | None, field: str) -> Fact | None:
     """An event not happening now: today (the app's own, YYYY-MM-DD) is more than `early` days before the day
-    of its `start`, or more than `late` days (None: no limit) after its `end` (no end: its start)."""
+    of its `start`, or more than `late` days (None: no limit) after its `end` (no end: its start). `early` -1:
+    only from the day after `start`, a deadline that must have gone by (an expiry, a due date)."""
     if not start:
         return None
     first, last = date.fromisoformat(start[:10]), date.fromisoformat((end or start)[:10])
     now = date.fromisoformat(today)
+    if early < 0 and (first - now).days > early:
+        return Fact(f"its {_label(field)} {start[:10]} has not gone by yet (today is {today}): leave it until the "
+                    f"day after", start)
     if (first - now).days > early:
         return Fact(f"its {_label(field)} {start} is {(first - now).days} days after today ({today}): it has not "
                     f"happened yet", start)

@@ -30,7 +30,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import comparison_fails, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import comparison_fails, in_past, not_among, not_now, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -213,9 +213,16 @@ def installment_mark_paid(tables: Tables, installment_id: str) -> Installment:
 def installment_mark_past_due(tables: Tables, installment_id: str) -> Installment:
     """Flag a billed installment as past due."""
     _row = INSTALLMENTS.find(tables, installment_id)
+    _new = {**_row, "status": "past_due"}
     if _block := not_among(_row, field="status", allowed=("billed",), what="installment"):
         refuse("installment_mark_past_due.status_in", rule="only billed installments can become past due", fact=_block)
-    _row["status"] = "past_due"
+    if _block := not_now(_new.get("due_date"), end=None, today=TODAY, early=-1, late=None, field="due_date"):
+        refuse(
+            "installment_mark_past_due_when",
+            rule="An installment is marked past due only after its due date has passed; until then leave it billed.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(Installment, _row)
 
 

@@ -30,8 +30,9 @@ INSTRUCTIONS = (
     "rule that blocks it. There are no files here: read_policies lists every rule the tools enforce. "
     "Policies: [judgement_1] Apply receipts oldest installment first and mark installments paid as they "
     "are covered. [judgement_2] Write off only installments more than 90 days past due. "
-    "[write_off_under_250] Write off only installments under $250; larger ones go to collections. Call "
-    "finish when done."
+    "[write_off_under_250] Write off only installments under $250; larger ones go to collections. "
+    "[installment_mark_past_due_when] An installment is marked past due only after its due date has "
+    "passed; until then leave it billed. Call finish when done."
 )
 
 

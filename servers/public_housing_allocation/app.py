@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import at_capacity, comparison_fails, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import at_capacity, comparison_fails, in_past, not_among, not_now, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -332,9 +332,16 @@ def unit_offer_decline(tables: Tables, unit_offer_id: str) -> UnitOffer:
 def unit_offer_expire(tables: Tables, unit_offer_id: str) -> UnitOffer:
     """Expire a pending offer past its response deadline."""
     _row = UNIT_OFFERS.find(tables, unit_offer_id)
+    _new = {**_row, "status": "expired"}
     if _block := not_among(_row, field="status", allowed=("pending",), what="unit offer"):
         refuse("unit_offer_expire.status_in", rule="only pending offers can expire", fact=_block)
-    _row["status"] = "expired"
+    if _block := not_now(_new.get("respond_by"), end=None, today=TODAY, early=-1, late=None, field="respond_by"):
+        refuse(
+            "unit_offer_expire_when",
+            rule="A unit offer is marked expired only after its respond-by date has passed; until then leave it pending.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(UnitOffer, _row)
 
 

@@ -38,7 +38,8 @@ INSTRUCTIONS = (
     "monthly income (annual_income / 12). [allocation_policy_4] Emergency, then homeless, then veteran, "
     "then standard; within a category, earliest waitlist_date first. [allocation_policy_5] One open offer "
     "per unit; response within 7 days; two declined offers move a standard household to the end of its "
-    "category. Call finish when done."
+    "category. [unit_offer_expire_when] A unit offer is marked expired only after its respond-by date has "
+    "passed; until then leave it pending. Call finish when done."
 )
 
 
