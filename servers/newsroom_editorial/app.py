@@ -22,7 +22,15 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import at_capacity, comparison_fails, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import (
+    aggregate_fails,
+    at_capacity,
+    comparison_fails,
+    holds,
+    not_among,
+    refuse,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -282,7 +290,7 @@ def news_story_mark_ready(tables: Tables, news_story_id: str) -> NewsStory:
         refuse("news_story_mark_ready.status_in", rule="the story has not been copy-edited", fact=_block)
     if _block := not_among(_row, field="legal_sensitivity", allowed=("routine",), what="news story"):
         refuse(
-            "news_story_mark_ready.field_equals",
+            "editorial_standards_2",
             rule="this story names a private person or alleges wrongdoing: send it to legal",
             fact=_block,
         )
@@ -328,6 +336,32 @@ def news_story_slot_in_print(tables: Tables, news_story_id: str, print_edition_i
         refuse(
             "news_story_slot_in_print.capacity",
             rule="that edition's section is full: use the next day's edition",
+            fact=_block,
+        )
+    if (
+        _block := aggregate_fails(
+            tables["news_stories"],
+            match={"print_edition_id": _new.get("print_edition_id")},
+            where=(),
+            function="count",
+            of=None,
+            latest=None,
+            op="<",
+            right=5,
+            says="{n} stories slotted",
+            subject="print edition " + str(_new.get("print_edition_id")),
+            counted="news stories",
+            own_id=_new.get("id"),
+            right_name="",
+        )
+    ) and holds(field_of(tables, "print_editions", _new.get("print_edition_id"), "section"), op="==", right="front"):
+        refuse("editorial_standards_3", rule="Print: the front section gets at most 5 stories.", fact=_block)
+    if (_block := comparison_fails(_new.get("word_count"), op="<=", right=1800, name="word count", other="")) and holds(
+        field_of(tables, "print_editions", _new.get("print_edition_id"), "section"), op="==", right="metro"
+    ):
+        refuse(
+            "metro_length_limit",
+            rule="Metro section stories over 1,800 words are trimmed or held for the weekend edition, never slotted into metro.",
             fact=_block,
         )
     _row.update(_new)

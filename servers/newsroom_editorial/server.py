@@ -34,11 +34,12 @@ INSTRUCTIONS = (
     "[judgement_2] Check the edition's section and free slots before slotting into print. "
     "[editorial_standards_1] Assign stories to a reporter on the same beat; courts stories go only to the "
     "courts beat. [editorial_standards_2] Stories with legal_sensitivity other than `routine` must pass "
-    "legal_review before they are ready. [editorial_standards_3] Print: front gets at most 5 stories; "
-    "metro section stories over 1,800 words are trimmed or held for weekend. [editorial_standards_4] "
-    "Photos: `handout` images need the source credited; `licensed` images only if the licence covers "
-    "print. [editorial_standards_5] Embargoed stories (marked in the pitch) publish no earlier than the "
-    "embargo time. Call finish when done."
+    "legal_review before they are ready. [editorial_standards_3] Print: the front section gets at most 5 "
+    "stories. [metro_length_limit] Metro section stories over 1,800 words are trimmed or held for the "
+    "weekend edition, never slotted into metro. [editorial_standards_4] Photos: `handout` images need the "
+    "source credited; `licensed` images only if the licence covers print. [editorial_standards_5] "
+    "Embargoed stories (marked in the pitch) publish no earlier than the embargo time. Call finish when "
+    "done."
 )
 
 
