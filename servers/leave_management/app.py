@@ -237,6 +237,14 @@ def leave_request_book_vacation(
             rule="not enough vacation days left: shorten the request or book unpaid leave",
             fact=_block,
         )
+    if _block := not_among(
+        _new, field="leave_type", allowed=("vacation", "parental", "bereavement", "unpaid"), what="leave request"
+    ):
+        refuse(
+            "sickness_never_booked_as_vacation",
+            rule="sick leave is reported with leave_request_report_sickness",
+            fact=_block,
+        )
     _target_staff_member_id = target_row(tables, "staff_members", _new.get("staff_member_id"), "staff member")
     tables["leave_requests"].append(_new)
     if _target_staff_member_id is not None and _new.get("days") is not None:
@@ -284,6 +292,12 @@ def leave_request_report_sickness(
         refuse(
             "leave_request_report_sickness.at_least",
             rule="sick balance exhausted: HR must review for long-term sickness pay",
+            fact=_block,
+        )
+    if _block := not_among(_new, field="leave_type", allowed=("sick",), what="leave request"):
+        refuse(
+            "sickness_reported_as_sick",
+            rule="leave_request_report_sickness records sick leave only: book other leave with leave_request_book_vacation",
             fact=_block,
         )
     _target_staff_member_id = target_row(tables, "staff_members", _new.get("staff_member_id"), "staff member")
