@@ -21,7 +21,15 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import at_capacity, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import (
+    at_capacity,
+    comparison_fails,
+    holds,
+    not_among,
+    present_related,
+    refuse,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -288,6 +296,45 @@ def pickup_notice_queue(
         "attempt": attempt,
         "status": "pending",
     }
+    if _block := present_related(
+        tables["pickup_notices"],
+        match={"inbound_parcel_id": _new.get("inbound_parcel_id"), "channel": _new.get("channel")},
+        field="status",
+        allowed=("bounced",),
+        what="pickup notice",
+    ):
+        refuse(
+            "bounced_channel_not_reused",
+            rule="a notice on this channel already bounced for this parcel: use another channel",
+            fact=_block,
+        )
+    if (
+        (
+            _block := comparison_fails(
+                _new.get("channel"),
+                op="==",
+                right=field_of(
+                    tables,
+                    "mail_recipients",
+                    field_of(tables, "inbound_parcels", _new.get("inbound_parcel_id"), "mail_recipient_id"),
+                    "preferred_channel",
+                ),
+                name="channel",
+                other="the mail recipient's preferred channel",
+            )
+        )
+        and (holds(_new.get("attempt"), op="==", right=1))
+        and (
+            holds(
+                field_of(tables, "inbound_parcels", _new.get("inbound_parcel_id"), "perishable"), op="==", right=False
+            )
+        )
+    ):
+        refuse(
+            "first_notice_preferred_channel",
+            rule="A first pickup notice (attempt 1) for a parcel that is not perishable goes out on the recipient's preferred channel.",
+            fact=_block,
+        )
     _target_inbound_parcel_id = target_row(tables, "inbound_parcels", _new.get("inbound_parcel_id"), "inbound parcel")
     tables["pickup_notices"].append(_new)
     if _target_inbound_parcel_id is not None:

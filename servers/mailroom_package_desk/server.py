@@ -29,11 +29,13 @@ INSTRUCTIONS = (
     "Records have ids like rcp-0001: search first, then act on the id. A failed write changes nothing, "
     "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
     "its rules). Use the domain tools and the file tools. Policies: [judgement_1] A parcel is only done "
-    "when it is picked_up. [judgement_2] When a notice bounces, queue a new one on a different channel "
-    "with attempt+1. [mailroom_sop_1] Parcels unclaimed 10 days after `received_at` are returned to "
-    "sender (only after at least one notice). [mailroom_sop_2] Never release a parcel to anyone but the "
-    "named recipient without a written delegation email. [mailroom_sop_3] Queue a pickup notice on the "
-    "recipient's preferred channel within 30 minutes of logging. Call finish when done."
+    "when it is picked_up. [judgement_2] When a notice bounces, queue a new one with attempt+1. "
+    "[bounced_channel_not_reused] A parcel's notice is never queued again on a channel that bounced for "
+    "it. [mailroom_sop_1] Parcels unclaimed 10 days after `received_at` are returned to sender (only "
+    "after at least one notice). [mailroom_sop_2] Never release a parcel to anyone but the named "
+    "recipient without a written delegation email. [mailroom_sop_3] Queue a pickup notice within 30 "
+    "minutes of logging. [first_notice_preferred_channel] A first pickup notice (attempt 1) for a parcel "
+    "that is not perishable goes out on the recipient's preferred channel. Call finish when done."
 )
 
 
