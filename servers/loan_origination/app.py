@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import at_capacity, holds, not_among, present_related, refuse
+from envcraft_runtime.rules import at_capacity, comparison_fails, holds, not_among, present_related, refuse
 
 TODAY = "2026-12-01"
 
@@ -214,6 +214,60 @@ def loan_application_start(
         refuse(
             "loan_application_start.capacity",
             rule="this loan officer's pipeline is full: assign the borrower to another officer",
+            fact=_block,
+        )
+    if (
+        _block := comparison_fails(
+            field_of(tables, "borrowers", _new.get("borrower_id"), "credit_score"),
+            op=">=",
+            right=620,
+            name="borrower credit score",
+            other="",
+        )
+    ) and _new.get("product") in ("conventional_30", "conventional_15"):
+        refuse(
+            "conventional_min_credit_score",
+            rule="A conventional loan needs a borrower credit score of at least 620.",
+            fact=_block,
+        )
+    if (_block := comparison_fails(_new.get("ltv"), op="<=", right=95, name="ltv", other="")) and _new.get(
+        "product"
+    ) in ("conventional_30", "conventional_15"):
+        refuse(
+            "conventional_max_ltv",
+            rule="A conventional loan finances at most 95% of the property value (LTV).",
+            fact=_block,
+        )
+    if (
+        _block := comparison_fails(
+            field_of(tables, "borrowers", _new.get("borrower_id"), "credit_score"),
+            op=">=",
+            right=580,
+            name="borrower credit score",
+            other="",
+        )
+    ) and _new.get("product") in ("fha_30",):
+        refuse(
+            "fha_min_credit_score",
+            rule="An FHA loan (fha_30) needs a borrower credit score of at least 580.",
+            fact=_block,
+        )
+    if (_block := comparison_fails(_new.get("ltv"), op="<=", right=96.5, name="ltv", other="")) and _new.get(
+        "product"
+    ) in ("fha_30",):
+        refuse("fha_max_ltv", rule="An FHA loan finances at most 96.5% of the property value (LTV).", fact=_block)
+    if (
+        _block := comparison_fails(
+            field_of(tables, "borrowers", _new.get("borrower_id"), "credit_score"),
+            op=">=",
+            right=600,
+            name="borrower credit score",
+            other="",
+        )
+    ) and _new.get("product") in ("va_30",):
+        refuse(
+            "va_min_credit_score",
+            rule="A VA loan (va_30) needs a borrower credit score of at least 600 (its LTV may reach 100%).",
             fact=_block,
         )
     if (_block := not_among(_new, field="product", allowed=("jumbo_arm_7_1",), what="loan application")) and holds(

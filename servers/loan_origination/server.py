@@ -29,12 +29,17 @@ INSTRUCTIONS = (
     "Records have ids like bor-0001: search first, then act on the id. A failed write changes nothing, "
     "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
     "its rules). Use the domain tools (or the `loanops` CLI in the shell) and the file tools. Policies: "
-    "[judgement_1] Check the borrower's credit score and LTV against the product table before starting an "
-    "application. [underwriting_guidelines_1] Loans above $766,550 must be jumbo. "
-    '[underwriting_guidelines_1b] Self-employed borrowers always get the "Two years of tax returns" '
-    "condition. [clear_to_close_conditions] An application is clear-to-close only when every condition is "
-    "cleared or waived. [closing_checklist_1] Clear-to-close issued at least 3 business days before "
-    "closing (TRID waiting period). Call finish when done."
+    "[conventional_min_credit_score] A conventional loan needs a borrower credit score of at least 620. "
+    "[conventional_max_ltv] A conventional loan finances at most 95% of the property value (LTV). "
+    "[fha_min_credit_score] An FHA loan (fha_30) needs a borrower credit score of at least 580. "
+    "[fha_max_ltv] An FHA loan finances at most 96.5% of the property value (LTV). [va_min_credit_score] "
+    "A VA loan (va_30) needs a borrower credit score of at least 600 (its LTV may reach 100%). "
+    "[jumbo_credit_and_ltv] A jumbo loan (jumbo_arm_7_1) needs a borrower credit score of at least 700 "
+    "and finances at most 80% of the property value (LTV). [underwriting_guidelines_1] Loans above "
+    '$766,550 must be jumbo. [underwriting_guidelines_1b] Self-employed borrowers always get the "Two '
+    'years of tax returns" condition. [clear_to_close_conditions] An application is clear-to-close only '
+    "when every condition is cleared or waived. [closing_checklist_1] Clear-to-close issued at least 3 "
+    "business days before closing (TRID waiting period). Call finish when done."
 )
 
 
