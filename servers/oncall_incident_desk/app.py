@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import at_capacity, not_among, order_fails, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import at_capacity, comparison_fails, holds, not_among, order_fails, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -230,6 +230,35 @@ def prod_incident_acknowledge(tables: Tables, prod_incident_id: str, commander_i
             rule="that responder already commands as many incidents as they can: pick another on-call responder",
             fact=_block,
         )
+    _other = row_of(tables, "oncall_responders", _new.get("commander_id"))
+    if _block := not_among(_other, field="on_call", allowed=(True,), what="oncall responder"):
+        refuse("commander_on_call", rule="that responder is not on call: pick an on-call responder", fact=_block)
+    if (
+        _block := comparison_fails(
+            field_of(tables, "oncall_responders", _new.get("commander_id"), "escalation_level"),
+            op=">=",
+            right=3,
+            name="oncall responder escalation level",
+            other="",
+        )
+    ) and holds(_new.get("severity"), op="==", right="sev1"):
+        refuse(
+            "sev1_commander_level", rule="A sev1 incident is commanded by an escalation_level 3 responder.", fact=_block
+        )
+    if (
+        _block := comparison_fails(
+            field_of(tables, "oncall_responders", _new.get("commander_id"), "escalation_level"),
+            op=">=",
+            right=2,
+            name="oncall responder escalation level",
+            other="",
+        )
+    ) and holds(_new.get("severity"), op="==", right="sev2"):
+        refuse(
+            "sev2_commander_level",
+            rule="A sev2 incident is commanded by an escalation_level 2 or 3 responder.",
+            fact=_block,
+        )
     _row.update(_new)
     return as_record(ProdIncident, _row)
 
@@ -250,6 +279,32 @@ def prod_incident_escalate(
         refuse(
             "prod_incident_escalate.status_in",
             rule="mitigated or resolved incidents are not escalated: open a new incident if it recurs",
+            fact=_block,
+        )
+    if (
+        _block := comparison_fails(
+            field_of(tables, "oncall_responders", _new.get("commander_id"), "escalation_level"),
+            op=">=",
+            right=3,
+            name="oncall responder escalation level",
+            other="",
+        )
+    ) and holds(_new.get("severity"), op="==", right="sev1"):
+        refuse(
+            "sev1_commander_level", rule="A sev1 incident is commanded by an escalation_level 3 responder.", fact=_block
+        )
+    if (
+        _block := comparison_fails(
+            field_of(tables, "oncall_responders", _new.get("commander_id"), "escalation_level"),
+            op=">=",
+            right=2,
+            name="oncall responder escalation level",
+            other="",
+        )
+    ) and holds(_new.get("severity"), op="==", right="sev2"):
+        refuse(
+            "sev2_commander_level",
+            rule="A sev2 incident is commanded by an escalation_level 2 or 3 responder.",
             fact=_block,
         )
     if (
