@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import at_capacity, comparison_fails, holds, in_past, not_among, refuse
+from envcraft_runtime.rules import at_capacity, comparison_fails, holds, in_past, missing_related, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -235,9 +235,32 @@ def nonconformance_disposition(
 def nonconformance_close(tables: Tables, nonconformance_id: str) -> Nonconformance:
     """Close an NCR after the disposition is carried out."""
     _row = NONCONFORMANCES.find(tables, nonconformance_id)
+    _new = {**_row, "status": "closed"}
     if _block := not_among(_row, field="status", allowed=("dispositioned",), what="nonconformance"):
         refuse("nonconformance_close.status_in", rule="the NCR must be dispositioned before closing", fact=_block)
-    _row["status"] = "closed"
+    if (
+        _block := missing_related(
+            tables["capas"], match={"nonconformance_id": _new.get("id")}, field=None, allowed=(), what="capa"
+        )
+    ) and holds(
+        field_of(tables, "product_parts", _new.get("product_part_id"), "criticality"), op="==", right="safety_critical"
+    ):
+        refuse(
+            "capa_for_safety_critical",
+            rule="a safety_critical NCR needs a CAPA: open one (capa_initiate) before closing",
+            fact=_block,
+        )
+    if (
+        _block := missing_related(
+            tables["capas"], match={"nonconformance_id": _new.get("id")}, field=None, allowed=(), what="capa"
+        )
+    ) and holds(_new.get("detected_at"), op="==", right="customer_return"):
+        refuse(
+            "capa_for_customer_return",
+            rule="a customer return needs a CAPA: open one (capa_initiate) before closing",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(Nonconformance, _row)
 
 
