@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, refuse
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
+from envcraft_runtime.rules import comparison_fails, in_past, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -275,6 +275,26 @@ def outage_notice_queue(
         "channel": channel,
         "status": "queued",
     }
+    if _block := comparison_fails(
+        field_of(tables, "utility_customers", _new.get("utility_customer_id"), "feeder_code"),
+        op="==",
+        right=field_of(tables, "outage_events", _new.get("outage_event_id"), "feeder_code"),
+        name="the utility customer's feeder code",
+        other="the outage event's feeder code",
+    ):
+        refuse(
+            "notice_on_outage_feeder",
+            rule="this customer is on another feeder: notify the customers of the outage's feeder",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        _new.get("channel"),
+        op="==",
+        right=field_of(tables, "utility_customers", _new.get("utility_customer_id"), "preferred_channel"),
+        name="channel",
+        other="the utility customer's preferred channel",
+    ):
+        refuse("notice_on_preferred_channel", rule="A customer is notified on their preferred channel.", fact=_block)
     tables["outage_notices"].append(_new)
     return as_record(OutageNotice, _new)
 
