@@ -32,7 +32,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import comparison_fails, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import aggregate_fails, comparison_fails, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -168,9 +168,30 @@ def produce_lot_send_to_qc(tables: Tables, produce_lot_id: str) -> ProduceLot:
 def produce_lot_release(tables: Tables, produce_lot_id: str) -> ProduceLot:
     """Release a lot for packing after a passing inspection."""
     _row = PRODUCE_LOTS.find(tables, produce_lot_id)
+    _new = {**_row, "status": "released"}
     if _block := not_among(_row, field="status", allowed=("in_qc", "on_hold"), what="produce lot"):
         refuse("produce_lot_release.status_in", rule="only lots in QC or on hold can be released", fact=_block)
-    _row["status"] = "released"
+    if _block := aggregate_fails(
+        tables["qc_inspections"],
+        match={"produce_lot_id": _new.get("id")},
+        where=(("result", "==", "pass"),),
+        function="count",
+        of=None,
+        latest=(1, "inspected_at"),
+        op=">=",
+        right=1,
+        says="{n} passing results in its latest inspection",
+        subject="produce lot " + str(_new.get("id")),
+        counted="qc inspections",
+        own_id=_new.get("id"),
+        right_name="",
+    ):
+        refuse(
+            "release_after_pass",
+            rule="the lot's latest QC inspection did not pass: hold or reject it, or record the re-test first",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(ProduceLot, _row)
 
 

@@ -31,8 +31,9 @@ INSTRUCTIONS = (
     "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
     "`cascade-pack` CLI in the shell) and the file tools. Policies: [judgement_1] Work the lab CSV line "
     "by line: find the lot by lot_code, record the inspection with the result from the QC spec for its "
-    "variety, then release, hold or reject the lot. [qc_spec_1] Pallets hold 40-80 cartons. [qc_spec_2] "
-    "Only released lots may be packed. [qc_spec_3] A lot is packed only into an order of its own variety. "
+    "variety, then release, hold or reject the lot. [qc_spec_1] Pallets hold 40-80 cartons. "
+    "[release_after_pass] A lot is released only when its latest QC inspection passed. [qc_spec_2] Only "
+    "released lots may be packed. [qc_spec_3] A lot is packed only into an order of its own variety. "
     "[qc_spec_4] One limit missed by a small margin (brix within 0.5, defects within 2 points) -> `fail`, "
     'hold with "awaiting re-test". Call finish when done.'
 )
