@@ -32,8 +32,8 @@ REASONS = (  # (reason, wording that marks it), first match wins
                     r"\bhours?\b|\bminutes\b)"),
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
-PINNED = {"tone": 11, "tells_someone": 73, "retry_and_errors": 33, "order_of_work": 120, "ranking": 19,
-          "computation": 68, "exception_not_recorded": 17, "not_yet_checked": 56}
+PINNED = {"tone": 10, "tells_someone": 74, "retry_and_errors": 33, "order_of_work": 118, "ranking": 19,
+          "computation": 68, "exception_not_recorded": 17, "not_yet_checked": 55}
 
 NO_FIELD = "an exception no field records: "
 FOLLOW_UP = "a follow-up to do, not a call to refuse: "
@@ -63,7 +63,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "it_asset_provisioning:equipment_standards_1": FOLLOW_UP + "issue a dock to remote staff",
     "kitchen_prep_inventory:judgement_1": WORKFLOW + "prep list to batches and draws",
     "learning_budget_ledger:judgement_1": FOLLOW_UP + "grant the refund adjustment",
-    "leave_management:judgement_2": WORKFLOW + "which tool books which leave",
     "lms_assignment_grading:judgement_2": NO_FIELD + "grades carry no penalty field; the penalty is arithmetic",
     "loan_origination:underwriting_guidelines_1b": FOLLOW_UP + "add the tax-returns condition",
     "magazine_ad_sales:judgement_2": NO_FIELD + "the spec's colour/dpi limits are in a doc, not on the creative's tools",
