@@ -294,7 +294,11 @@ def outage_notice_queue(
         name="channel",
         other="the utility customer's preferred channel",
     ):
-        refuse("notice_on_preferred_channel", rule="A customer is notified on their preferred channel.", fact=_block)
+        refuse(
+            "notice_on_preferred_channel",
+            rule="A customer is notified on their preferred channel (voice for every medical_baseline customer).",
+            fact=_block,
+        )
     tables["outage_notices"].append(_new)
     return as_record(OutageNotice, _new)
 

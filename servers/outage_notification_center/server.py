@@ -32,8 +32,9 @@ INSTRUCTIONS = (
     "every customer on the affected feeder; a medical_baseline customer must acknowledge within 30 "
     "minutes or be escalated to the call center. [notice_on_outage_feeder] An outage notice goes only to "
     "a customer on the outage's feeder. [notice_on_preferred_channel] A customer is notified on their "
-    "preferred channel. [judgement_2] Send an etr_update notice whenever the ETR moves by more than an "
-    "hour, and a restored notice at the end. Call finish when done."
+    "preferred channel (voice for every medical_baseline customer). [judgement_2] Send an etr_update "
+    "notice whenever the ETR moves by more than an hour, and a restored notice at the end. Call finish "
+    "when done."
 )
 
 
