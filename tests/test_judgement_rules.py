@@ -33,7 +33,7 @@ REASONS = (  # (reason, wording that marks it), first match wins
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
 PINNED = {"tone": 10, "tells_someone": 74, "retry_and_errors": 33, "order_of_work": 118, "ranking": 19,
-          "computation": 68, "exception_not_recorded": 17, "not_yet_checked": 55}
+          "computation": 68, "exception_not_recorded": 17, "not_yet_checked": 54}
 
 NO_FIELD = "an exception no field records: "
 FOLLOW_UP = "a follow-up to do, not a call to refuse: "
@@ -64,7 +64,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "kitchen_prep_inventory:judgement_1": WORKFLOW + "prep list to batches and draws",
     "learning_budget_ledger:judgement_1": FOLLOW_UP + "grant the refund adjustment",
     "lms_assignment_grading:judgement_2": NO_FIELD + "grades carry no penalty field; the penalty is arithmetic",
-    "loan_origination:underwriting_guidelines_1b": FOLLOW_UP + "add the tax-returns condition",
     "magazine_ad_sales:judgement_2": NO_FIELD + "the spec's colour/dpi limits are in a doc, not on the creative's tools",
     "mailroom_package_desk:judgement_1": WORKFLOW + "what 'done' means for a parcel",
     "month_end_close:reconciliation_guide_1": FOLLOW_UP + "flag a difference over $500 and draft an adjusting entry "

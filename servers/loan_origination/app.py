@@ -22,7 +22,15 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import at_capacity, comparison_fails, holds, not_among, present_related, refuse
+from envcraft_runtime.rules import (
+    at_capacity,
+    comparison_fails,
+    holds,
+    missing_related,
+    not_among,
+    present_related,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -311,6 +319,20 @@ def loan_application_clear_to_close(tables: Tables, loan_application_id: str) ->
         refuse(
             "loan_application_clear_to_close.status_in",
             rule="only conditionally approved loans can be cleared to close; check the outstanding conditions",
+            fact=_block,
+        )
+    if (
+        _block := missing_related(
+            tables["underwriting_conditions"],
+            match={"loan_application_id": _new.get("id")},
+            field="description",
+            allowed=("Two years of tax returns",),
+            what="underwriting condition",
+        )
+    ) and holds(field_of(tables, "borrowers", _new.get("borrower_id"), "employment"), op="==", right="self_employed"):
+        refuse(
+            "underwriting_guidelines_1b",
+            rule='a self-employed borrower\'s application needs the "Two years of tax returns" condition: add it (underwriting_condition_add)',
             fact=_block,
         )
     if _block := present_related(

@@ -37,9 +37,10 @@ INSTRUCTIONS = (
     "[jumbo_credit_and_ltv] A jumbo loan (jumbo_arm_7_1) needs a borrower credit score of at least 700 "
     "and finances at most 80% of the property value (LTV). [underwriting_guidelines_1] Loans above "
     '$766,550 must be jumbo. [underwriting_guidelines_1b] Self-employed borrowers always get the "Two '
-    'years of tax returns" condition. [clear_to_close_conditions] An application is clear-to-close only '
-    "when every condition is cleared or waived. [closing_checklist_1] Clear-to-close issued at least 3 "
-    "business days before closing (TRID waiting period). Call finish when done."
+    'years of tax returns" condition: their application is not cleared to close without it. '
+    "[clear_to_close_conditions] An application is clear-to-close only when every condition is cleared or "
+    "waived. [closing_checklist_1] Clear-to-close issued at least 3 business days before closing (TRID "
+    "waiting period). Call finish when done."
 )
 
 
