@@ -20,8 +20,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
+from envcraft_runtime.rules import comparison_fails, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -306,6 +306,18 @@ def move_out_inspection_schedule(
         refuse(
             "move_out_inspection_schedule.unique",
             rule="a move-out inspection is already scheduled for this tenancy",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        _new.get("scheduled_on"),
+        op="==",
+        right=field_of(tables, "tenancies", _new.get("tenancy_id"), "lease_end"),
+        name="scheduled on",
+        other="the tenancy's lease end",
+    ):
+        refuse(
+            "inspection_on_lease_end",
+            rule="a move-out inspection is scheduled on the tenancy's lease end date",
             fact=_block,
         )
     tables["move_out_inspections"].append(_new)

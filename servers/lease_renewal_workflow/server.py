@@ -30,8 +30,9 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
     "file tools. Policies: [renewal_policy_1] Proposed_rent may not exceed current_rent x (1 + "
     "max_increase_pct/100) of the property. [renewal_policy_2] Open the renewal case 90 days before "
-    "lease_end; the offer goes out no later than 60 days before. [tenant_letter_template_1] Please reply "
-    "within 14 days. Call finish when done."
+    "lease_end; the offer goes out no later than 60 days before. [inspection_on_lease_end] Notice to "
+    "vacate: schedule the move-out inspection on the lease end date. [tenant_letter_template_1] Please "
+    "reply within 14 days. Call finish when done."
 )
 
 
