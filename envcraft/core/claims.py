@@ -80,6 +80,21 @@ core/guesses.py): the expected value must be there, and no other value of the as
    B or C"), two states with no order between them stay a dump ("was issued and lost"), and a past state set
    against the present ("It was approved yesterday; now it's en route") is one unless the request said it.
 
+8. Who and when, as staff write it. "he", "she", "his", "her" stand for the person (a first and a last name, or
+   a first name alone) the sentence, else the last sentence naming one, opens with: "Samuel Novak was not
+   proposed for Inhaler technique coaching. His condition is ..." is Samuel's. "The <kind>" reads up to three
+   words ("the change order", "the clinical study") and a code's letters ("the ECO" after ECO-0002); a kind of
+   another table with none of its records named is another record ("The study targets asthma"); "That photo"
+   is such a noun, not the pronoun "that"; the asked record's own noun is no rule word ("The policy is
+   cancelled"). A clause is cut at "and" right before a record's name. What is ahead of now claims nothing:
+   after "once", "until", "unless", "as soon as" to the clause's end, and a "when"/"after" clause in a sentence
+   with "will" or "would". A value dated by a column named for it ("requested 8 Oct" beside requested_on), a
+   tally's value ("two published, one left alone") and a value inside a longer value of the world ("editorial"
+   in the usage "web editorial") are no state of the record; nor is a value right before the first word of a
+   table's name ("the email alert for Tomas"). A rule's id said in a sentence whose subject is the asked record
+   states the reason past another record's name; another rule's id costs that only where it is said of the
+   asked record (a dump), not of another record ("For enr-0006 I followed call_script_2").
+
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
 are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
 """
