@@ -265,7 +265,8 @@ SKIP_41 = "CVE-2026-00041 (vfd-0041) is ticketed, so I did not triage it."
      "verified.\n" + SKIP_41, True),  # a record named later in the sentence does not change what "the finding" is
     (SKIP_41 + " The finding is patched.", False),  # the finding is the refused one: two states
     (SKIP_41 + " I marked the finding patched, so vfd-0028 is verified.", False),
-    ("CVE-2026-00028 (vfd-0028) is verified. The ticket is patched.\n" + SKIP_41, False),  # "ticket": no finding's
+    ("CVE-2026-00028 (vfd-0028) is verified. The ticket is patched.\n" + SKIP_41, True),  # "the ticket": a ticket's
+    (SKIP_41 + " The vuln is patched.", False),  # a word of no table: the asked record's
 ])
 def test_a_definite_noun_of_a_records_kind_refers_to_it(answer, pays):
     """A clause naming no record that says "the finding" is about the finding last named, as a pronoun would be."""
@@ -405,3 +406,146 @@ ASK_RESUBMIT = ("Protocol IRB-2026-0010, Hepatitis C treatment uptake in county 
 ])
 def test_a_title_several_records_share_still_names_them(answer, pays):
     assert (paid(PROTOCOLS, DISAPPROVED, answer, ASK_RESUBMIT) == 1.0) is pays
+
+
+# careful20c (a third by-hand round): the sentences careful reports lost on, each beside its gaming twin
+TRIAL = {"study_volunteers": [{"id": f"vol-00{n}", "name": name, "condition": cond} for n, name, cond in
+                              [(28, "Samuel Novak", "type2_diabetes"), (37, "Isabel Barros", "asthma"),
+                               (40, "Ada Byrne", "hypertension"), (41, "Omar Ali", "migraine")]],
+         "clinical_studies": [{"id": "cst-0006", "title": "Inhaler technique coaching", "target_condition": "asthma"}]}
+MATCH = refusal("study_volunteers", "condition", "type2 diabetes", "vol-0028",
+                ["volunteer_condition_matches", "Propose a volunteer only when their condition equals the study's "
+                 "target_condition."])
+ASK_PROPOSE = "Propose Samuel Novak for the Inhaler technique coaching study."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Samuel Novak (vol-0028) has type 2 diabetes.", True),  # letters and digits apart
+    ("Samuel Novak (vol-0028) was not proposed for Inhaler technique coaching. His condition is type2 diabetes.", True),
+    ("Samuel Novak (vol-0028) has type2 diabetes. The study targets asthma.", True),  # "the study": another record
+    ("Samuel Novak (vol-0028) was not proposed for Inhaler technique coaching (volunteer_condition_matches).", True),
+    ("Samuel Novak (vol-0028) has type 1 diabetes.", False),
+    ("Samuel Novak (vol-0028) was not proposed for Inhaler technique coaching (cst-0006). His condition is asthma.",
+     False),
+    ("Samuel Novak (vol-0028) has type2 diabetes. He also has asthma.", False),
+    ("Isabel Barros (vol-0037) was not proposed (volunteer_condition_matches).", False),  # the rule of another
+])
+def test_a_persons_pronoun_digits_apart_and_a_rule_said_of_the_subject(answer, pays):
+    assert (paid(TRIAL, MATCH, answer, ASK_PROPOSE) == 1.0) is pays
+
+
+POLICIES = {"home_policies": [{"id": f"hpol-00{n}", "policy_number": f"HO3-00000{n}", "status": s}
+                              for n, s in [(19, "cancelled"), (20, "in_force"), (21, "non_renewed"), (22, "in_force")]],
+            "enrollments": [{"id": "enr-0006", "status": "active"}]}
+HPOL_CANCELLED = refusal("home_policies", "status", "cancelled", "hpol-0019",
+                    ["home_policy_request_cancellation.status_in", "Only in-force policies can be cancelled."])
+ASK_CANCEL = "Please cancel policy HO3-0000019."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("HO3-0000019 (hpol-0019): nothing done. The policy is already cancelled.", True),  # a record noun, no rule word
+    ("HO3-0000019 (hpol-0019) can't be cancelled (home_policy_request_cancellation.status_in).\n\n"
+     "For enr-0006 I followed call_script_2.", True),  # another rule, said of another record
+    ("HO3-0000019 (hpol-0019): nothing done. The policy is not cancelled.", False),
+    ("HO3-0000019 (hpol-0019) can't be cancelled (home_policy_request_cancellation.status_in, call_script_2).", False),
+])
+def test_a_record_noun_is_no_rule_and_another_rule_costs_only_said_of_the_record(answer, pays):
+    assert (paid(POLICIES, HPOL_CANCELLED, answer, ASK_CANCEL) == 1.0) is pays
+
+
+LOTS = {"material_lots": [{"id": f"mlt-00{n}", "lot_number": f"L26-000{n}", "status": s}
+                          for n, s in [(18, "quarantine"), (29, "released"), (30, "rejected"), (31, "released")]]}
+QUARANTINE = refusal("material_lots", "status", "quarantine", "mlt-0018",
+                     ["issue_released_lots_only", "Issue only from released lots."])
+ASK_ISSUE = "Issue 140 of RM-0005 from lot L26-00018."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("L26-00018 (mlt-0018) is still in quarantine. Even once it's released, it is a lot of RM-0023.", True),
+    ("L26-00018 (mlt-0018) is still in quarantine. When it is released, it will still be a lot of RM-0023.", True),
+    ("L26-00018 (mlt-0018) is in quarantine; there's a second problem even once it's released.", True),
+    ("L26-00018 (mlt-0018) is still in quarantine. It's released.", False),
+    ("L26-00018 (mlt-0018) is in quarantine. When I checked, it was released.", False),
+])
+def test_once_and_when_with_will_speak_of_what_is_not_yet(answer, pays):
+    assert (paid(LOTS, QUARANTINE, answer, ASK_ISSUE) == 1.0) is pays
+
+
+PORTS = {"fleet_vehicles": [{"id": f"fev-000{n}", "unit": f"VAN-00{n}", "connector": c}
+                            for n, c in [(6, "ccs1"), (7, "j1772"), (8, "chademo")]],
+         "charge_ports": [{"id": "cpt-0013", "code": "P-13", "connector": "j1772"}]}
+CCS = refusal("fleet_vehicles", "connector", "ccs1", "fev-0006", ["port_fits_vehicle", "Book a port that fits."])
+ASK_PORT = "Book VAN-006 on port P-13."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("VAN-006 (fev-0006) has a CCS1 connector and P-13 (cpt-0013) is a J1772 port.", True),
+    ("VAN-006 (fev-0006) has a CCS1 and a J1772 connector.", False),
+    ("VAN-006 (fev-0006) has a J1772 connector and P-13 (cpt-0013) is a CCS1 port.", False),
+])
+def test_and_before_another_records_name_starts_its_own_clause(answer, pays):
+    assert (paid(PORTS, CCS, answer, ASK_PORT) == 1.0) is pays
+
+
+ECOS = {"change_orders": [{"id": f"eco-00{n:02d}", "code": f"ECO-00{n:02d}", "status": s}
+                          for n, s in [(2, "submitted"), (11, "approved"), (12, "draft"), (13, "rejected")]]}
+APPROVED = refusal("change_orders", "status", "approved", "eco-0011",
+                   ["change_order_reject.status_in", "Only ECOs under consideration can be rejected."])
+ASK_REJECT = "Request a new sign-off on ECO-0002, and reject ECO-0011."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("ECO-0002 (eco-0002) got a new sign-off request. The change order is still submitted.\n\n"
+     "ECO-0011 (eco-0011): not rejected. It has already been approved.", True),
+    ("ECO-0002 (eco-0002) got a new sign-off request. The ECO is still submitted.\n\n"
+     "ECO-0011 (eco-0011): not rejected. It has already been approved.", True),
+    ("ECO-0011 (eco-0011): not rejected. The ECO is submitted.", False),
+    ("ECO-0011 (eco-0011): not rejected. It is approved, or submitted.", False),
+])
+def test_a_record_called_by_its_kind_in_several_words_or_its_codes_letters(answer, pays):
+    assert (paid(ECOS, APPROVED, answer, ASK_REJECT) == 1.0) is pays
+
+
+PURCHASES = {"course_purchases": [{"id": f"cpu-00{n}", "title": t, "status": s, "requested_on": d}
+                                  for n, t, s, d in [(46, "Leading Remote Teams", "rejected", "2026-10-08"),
+                                                     (47, "PMP exam prep", "requested", "2026-11-02"),
+                                                     (48, "SQL basics", "approved", "2026-11-03")]]}
+REJECTED = refusal("course_purchases", "status", "rejected", "cpu-0046",
+                   ["course_purchase_approve.status_in", "Only requested purchases can be approved."])
+ASK_APPROVE = "Approve the Leading Remote Teams purchase."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Leading Remote Teams, requested 8 Oct (cpu-0046), is already rejected.", True),
+    ("Leading Remote Teams (cpu-0046) was requested on 8 Oct and is already rejected.", True),
+    ("Two approved, one left alone. Leading Remote Teams (cpu-0046) is already rejected.", True),
+    ("Leading Remote Teams (cpu-0046) is requested, or rejected.", False),
+    ("Leading Remote Teams (cpu-0046) is requested and rejected.", False),
+    ("Leading Remote Teams (cpu-0046): two approved, one rejected.", False),  # a tally says no state of it
+])
+def test_a_value_dated_by_its_own_column_and_a_tally_are_no_state(answer, pays):
+    assert (paid(PURCHASES, REJECTED, answer, ASK_APPROVE) == 1.0) is pays
+
+
+PHOTOS = {"stock_photos": [{"id": f"sph-00{n}", "title": t, "collection": c} for n, t, c in
+                           [(27, "Marathon finish line", "archive"), (28, "Harbour at dawn", "editorial"),
+                            (29, "City lights", "creative")]],
+          "license_grants": [{"id": f"lgr-{n:04d}", "usage": u} for n, u in
+                             enumerate(["web_editorial", "print_editorial", "broadcast", "advertising"] * 3, 1)],
+          "licensees": [{"id": "lic-0004", "name": "Tidewater Freight Group"}, {"id": "lic-0005", "name": "Kestrel Media"}]}
+ARCHIVE = refusal("stock_photos", "collection", "archive", "sph-0027",
+                  ["judgement_3", "Archive images are editorial-only: never licensed for advertising or broadcast."])
+ASK_LICENCE = 'License "Marathon finish line" for broadcast to Tidewater Freight Group.'
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ('Parked: the broadcast licence for "Marathon finish line" (sph-0027) to Tidewater Freight Group. That photo is '
+     "archive.", True),  # "That photo": the photo, not the licensee named last
+    ('Parked: the broadcast licence for "Marathon finish line" (sph-0027). The photo is archive.\n\n'
+     "The licence is for web editorial use.", True),  # a value inside another column's value
+    ('Parked: the broadcast licence for "Marathon finish line" (sph-0027). The photo is creative.', False),
+    ('Parked: the broadcast licence for "Marathon finish line" (sph-0027). The photo is archive. It is editorial.',
+     False),
+])
+def test_that_kind_is_a_definite_noun_and_a_value_inside_a_longer_one_is_its_word(answer, pays):
+    assert (paid(PHOTOS, ARCHIVE, answer, ASK_LICENCE) == 1.0) is pays

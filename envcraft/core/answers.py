@@ -215,13 +215,15 @@ def normal(text: str, fold: bool = True) -> str:
     return text.lower() if fold else text
 
 
+_LETTERS_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
 _ARTICLE = r" (?:(?:a|an|the) )?"  # "closed with a discrepancy" writes closed_with_discrepancy
 
 
 def _spans(haystack: str, needle: str) -> list[tuple[int, int]]:
     if not needle:
         return []
-    pattern = r"(?<!\w)" + _ARTICLE.join(re.escape(word) for word in needle.split(" ")) + r"(?!\w)"
+    pattern = r"(?<!\w)" + _ARTICLE.join(_LETTERS_DIGITS.sub("[ -]?", re.escape(word)) for word in needle.split(" ")) \
+        + r"(?!\w)"  # letters and digits together or apart: "type 2 diabetes" writes type2_diabetes
     return [(m.start(), m.end()) for m in re.finditer(pattern, haystack)]
 
 

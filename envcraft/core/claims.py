@@ -80,6 +80,21 @@ core/guesses.py): the expected value must be there, and no other value of the as
    B or C"), two states with no order between them stay a dump ("was issued and lost"), and a past state set
    against the present ("It was approved yesterday; now it's en route") is one unless the request said it.
 
+8. Who and when, as staff write it. "he", "she", "his", "her" stand for the person (a first and a last name, or
+   a first name alone) the sentence, else the last sentence naming one, opens with: "Samuel Novak was not
+   proposed for Inhaler technique coaching. His condition is ..." is Samuel's. "The <kind>" reads up to three
+   words ("the change order", "the clinical study") and a code's letters ("the ECO" after ECO-0002); a kind of
+   another table with none of its records named is another record ("The study targets asthma"); "That photo"
+   is such a noun, not the pronoun "that"; the asked record's own noun is no rule word ("The policy is
+   cancelled"). A clause is cut at "and" right before a record's name. What is ahead of now claims nothing:
+   after "once", "until", "unless", "as soon as" to the clause's end, and a "when"/"after" clause in a sentence
+   with "will" or "would". A value dated by a column named for it ("requested 8 Oct" beside requested_on), a
+   tally's value ("two published, one left alone") and a value inside a longer value of the world ("editorial"
+   in the usage "web editorial") are no state of the record; nor is a value right before the first word of a
+   table's name ("the email alert for Tomas"). A rule's id said in a sentence whose subject is the asked record
+   states the reason past another record's name; another rule's id costs that only where it is said of the
+   asked record (a dump), not of another record ("For enr-0006 I followed call_script_2").
+
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
 are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
 """
@@ -106,6 +121,7 @@ _CLAUSE_CUT = re.compile(r";|:(?=\s)|,(?=\s)|\s[-\u2013\u2014]+\s|[()\[\]]|(?<=\
                          r"|\s(?=(?:but|because|since|so|although|though|whereas|while)\b)", re.I)
 _PRONOUN_OPENING = re.compile(r"^\W*(?:it|it's|its|they|they're|their|this|that|these|those|he|she|his|her|both)\b",
                               re.I)
+_SPLIT_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")  # where letters meet digits
 _RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?|ha(?:s|ve)\s+to|only|rules?|polic(?:y|ies)"
                    r"|allowed|permitted|requires?|required)\b", re.I)
 _RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*"  # "rule ap_1: <its text>" (_quote_end)
@@ -113,6 +129,14 @@ _RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*"  # "rule ap_1:
 _IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]\w*)?(?![\w-])")  # ap_policy_1, op.no_overlap1
 _ISO_T = re.compile(r"(?<=\d)T(?=\d)")  # the T of an ISO date and time
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d")
+_PERSONAL = re.compile(r"\W*\b(?:he|she|his|her|him|hers)\b", re.I)  # a person's pronoun: the person named last
+_PRONOUN_OTHER = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
+_PERSON_NAME = re.compile(r"[A-Z][a-z'\u2019-]+\s+[A-Z][a-z'\u2019-]+")  # "Samuel Novak"
+_AHEAD = re.compile(r"\b(?:even\s+)?(?:once|as\s+soon\s+as|until|till|unless|in\s+case)\b", re.I)  # not yet
+_WHEN = re.compile(r"\W*(?:even\s+)?(?:when|after)\b", re.I)  # with "will" after it: ahead
+_DATE_GAP = re.compile(r"\s+(?:on\s+|at\s+)?")
+_DAY_MONTH = re.compile(r"\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]{2}|[A-Z][a-z]{2,8}\.?\s+\d{1,2}\b")  # "8 Oct", "Oct 8"
+_COUNTED = re.compile(r"\W*(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|both|none|all)\s+", re.I)
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|she|him|her|his)\b", re.I)
 _CONDITION = re.compile(r"\W*(?:if|unless)\b", re.I)  # a sentence that sets a condition claims nothing
 _OR_OPENING = re.compile(r"^\W*or\b", re.I)
@@ -136,7 +160,7 @@ _ANOTHER_BEFORE = re.compile(r"\b(?:an?other|other|different)\s+$", re.I)  # "an
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*\u2022]|\d+[.)])\s")  # "- rln-0020: received. Note 230 arrived ...": one item
 _QUOTES = re.compile(r"[\s\"'\u201c]*")  # what may sit between an action's -ing word and the record it acts on
 _THE_ONE = re.compile(r"\bthe\s+one\s+(?:(?:that|which)\s+)?(?:(?:was|is|got|had\s+been)\s+)?$", re.I)  # a label
-_DEFINITE = re.compile(r"\b(?:the|that|this|these|those)\s+([^\W\d_]+)", re.I)  # "the finding": a named kind
+_DEFINITE = re.compile(r"\b(?:the|that|this|these|those)((?:\s+[^\W\d_]+){1,3})", re.I)  # "the (change) order"
 _ARROW = re.compile(r"-+>|=+>|[\u2192\u21d2\u27f6]")  # "ticket -> PR -> merge": a lifecycle, or a record's history
 _PAST = re.compile(r"\b(?:was|were|had\s+been|has\s+been)\b", re.I)  # "asn-0022 was issued and later lost"
 _LATER = re.compile(r"\b(?:later|then|subsequently|afterwards?|after\s+that)\b", re.I)  # not "now" (rule 7)
@@ -181,6 +205,28 @@ def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...
     return {key: frozenset(ids) for key, ids in found.items()}
 
 
+def singular(noun: str) -> str:
+    """"policies" -> "policy", "batches" -> "batch", "orders" -> "order" (table names are regular English)."""
+    if noun.endswith("ies") and len(noun) > 4:
+        return noun[:-3] + "y"
+    if noun.endswith(("sses", "ches", "shes", "xes")):
+        return noun[:-2]
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+
+
+def table_nouns(table: str) -> frozenset[str]:
+    """What staff call a table's records: its last word, plural and singular (study_protocols: "protocols",
+    "protocol"), and a name of three words or more by its initials as well (engineering_change_orders: "eco")."""
+    parts = [w for w in table.casefold().split("_") if w]
+    if not parts:
+        return frozenset()
+    found = {parts[-1], singular(parts[-1])}
+    if len(parts) >= 3:
+        initials = "".join(w[0] for w in parts)
+        found |= {initials, initials + "s"}
+    return frozenset(found)
+
+
 def short_names(names: dict[tuple[str, ...], frozenset[str]]) -> dict[str, frozenset[str]]:
     """A person's first and last name (3 letters or more) -> the ids of the records whose names hold it: "zoe" for
     Zoe Lindqvist. Only two-word names are a first and a last name ("Senior Wellbeing Fund" is no person). Read as
@@ -210,6 +256,8 @@ class Reading:
     world_words: frozenset[str] = frozenset()  # the world's own identifiers (column names, values such as
     # dept_review): written in an answer they are data, not other rules
     record_kinds: dict[str, frozenset[str]] = field(default_factory=dict)  # id -> its table's nouns ("finding")
+    phrases: frozenset[tuple[str, ...]] = frozenset()  # the words of the world's values of two words or more
+    heads: frozenset[str] = frozenset()  # the first words of the world's table names ("alert" of alert_notifications)
 
 
 @dataclass
@@ -226,7 +274,8 @@ def _phrase_spans(text: str, phrases: Iterable[str]) -> list[tuple[int, int]]:
         if not parts:
             continue
         joint = r"(?:[\W_]+|(?<=\d)T(?=\d))" if _DATETIME.match(phrase) else r"[\W_]+"
-        pattern = r"(?<![^\W_])" + joint.join(map(re.escape, parts)) + r"(?![^\W_])"
+        pattern = r"(?<![^\W_])" + joint.join(_SPLIT_DIGITS.sub(r"[\\W_]*", re.escape(p)) for p in parts) \
+            + r"(?![^\W_])"  # letters and digits written together or apart: "type 2 diabetes" is type2_diabetes
         spans += [m.span() for m in re.finditer(pattern, text, re.I)]
     return spans
 
@@ -340,7 +389,8 @@ def read(answer: str, reading: Reading) -> Claims:
     rule_ids = _phrase_spans(answer, [r for r in reading.reasons if _IDENTIFIER.fullmatch(r)])
     others = {m.group(0).casefold() for m in _IDENTIFIER.finditer(_masked(answer, values + named))}
     others -= {r.casefold() for r in reading.reasons} | reading.world_words
-    rule_ids = [] if others else rule_ids  # "rules ap_1, ap_2, ap_3": naming every rule names none
+    foreign = [m.span() for m in _IDENTIFIER.finditer(_masked(answer, values + named)) if m.group(0).casefold() in others]
+    dumped = False  # another rule's id said of the asked record: "rules ap_1, ap_2, ap_3" names none of them
     owners = [n for n in names if not {i.casefold() for i in n[2]} <= reading.referred]  # a case's room owns nothing
     label = _WORD.findall(reading.column)
     labelled = re.compile(r"\W*" + r"[\W_]+".join(label) + r"(?![^\W_])", re.I) if label else None  # "Status booked."
@@ -348,6 +398,7 @@ def read(answer: str, reading: Reading) -> Claims:
     owner_before: str | None = None  # "about", "other" or None (no record named yet)
     last_named: str | None = None  # the record a pronoun stands for: the last one named, however far back
     last_of_kind: dict[str, str] = {}  # "finding" -> the last finding named: what "the finding" stands for
+    person: str | None = None  # the person the last sentence naming one is about: what "his", "she" stand for
     before: tuple[int, int] | None = None
     for s_start, s_end in _cuts(_SENTENCE_CUT, answer, 0, len(answer), kept):
         sentence = answer[s_start:s_end]
@@ -357,15 +408,27 @@ def read(answer: str, reading: Reading) -> Claims:
         if sentence.rstrip().endswith("?") or _CONDITION.match(sentence):  # a question; "If you give me ..."
             blank.append((s_start, s_end))
             continue
-        clauses = _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept)
+        clauses = _and_cuts(answer, _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept), owners)
+        in_sentence = [(s, e, ids) for s, e, ids in owners if s_start <= s and e <= s_end]
+        subject = _whose(in_sentence[0][2], reading) if in_sentence else None  # the record the sentence is about
+        people = [(s, e, ids) for s, e, ids in in_sentence if _a_person(answer[s:e], reading)]
+        person = _whose(people[0][2], reading) if people else person  # what "he", "her" stand for: a subject
+        if re.search(r"\b(?:will|would|'ll)\b", sentence):  # "When it is released, it will still be ...": ahead
+            blank += [c for c in _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept) if _WHEN.match(answer, *c)]
         change = _CHANGE_VERB.search(plain, s_start, s_end)  # the sentence's first verb of change (rule 6)
         first = plain[clauses[0][0]:clauses[0][1]] if clauses else ""
-        refers = _PRONOUN_OPENING.match(sentence) or (labelled and labelled.match(sentence) and not any(
+        opening = _PRONOUN_OPENING.match(sentence)
+        if opening and (kind := re.match(r"\s+([^\W\d_]+)", sentence[opening.end():])) and (
+                kind.group(1).casefold() in reading.kinds | reading.nouns | set(last_of_kind)):
+            opening = None  # "That photo is archive": a definite noun (_antecedent), not the pronoun "that"
+        refers = opening or (labelled and labelled.match(sentence) and not any(
             s_start <= s and e <= s_end for s, e, _ in owners)) or (_PRONOUN.search(first) and not any(
             s_start <= s and e <= s_end for s, e, _ in owners))  # "To undo it I took it through ...": the last record
         line = answer.rfind("\n", 0, s_start) + 1
         item = s_start > line and _LIST_ITEM.match(answer, line)  # a later sentence of a list item: the item's record
         owner = owner_before if refers or item else None  # None: a pronoun resolves to last_named (_antecedent)
+        if opening and person and _PERSONAL.match(sentence) and not in_sentence:
+            owner = person  # "Samuel ... was not proposed for <the study>. His condition is ...": Samuel's
         sentence_named = any(s_start <= s and e <= s_end for s, e, _ in owners)
         blank += _history(plain, s_start, s_end, values, [s for s, _, _ in owners if s_start <= s < s_end])
         for index, (c_start, c_end) in enumerate(clauses):
@@ -382,24 +445,31 @@ def read(answer: str, reading: Reading) -> Claims:
                     last_named = "about" if {i.casefold() for i in ids} & reading.about else "other"
                     last_of_kind.update((noun, last_named) for i in ids for noun in reading.record_kinds.get(
                         i.casefold(), ()))
+                last_of_kind.update((code, mine) for code in _code_words(answer, owners, c_start, c_end))  # "the ECO"
+            elif person and _PERSONAL.search(clause) and not _PRONOUN_OTHER.search(clause) and reading.about:
+                mine = person  # "Emma (scl-0002) couldn't be paired with Amara (sty-0005): she's essential tier"
             elif owner is None and reading.about:  # "The date is blank, and her account ...", "I marked the finding"
-                mine = _antecedent(clause, last_named if not sentence_named else None, last_of_kind)
+                mine = _antecedent(clause, last_named if not sentence_named else None, last_of_kind, reading.kinds)
             if not inside_parens or (named_here and owner is None):  # "Exhibit A (efs-0013) is now rejected"
                 owner = mine
-            rule = bool(reading.about) and (bool(_RULE.search(clause)) or any(c_start <= s and e <= c_end
+            rule = bool(reading.about) and (any(m.group(0).casefold() not in reading.nouns | reading.kinds
+                                                for m in _RULE.finditer(clause)) or any(c_start <= s and e <= c_end
                                                                                for s, e in reasons)
                                             or (c_start, c_end) in ruled)  # "the rule (judgement_1) is that ..."
             if rule:
                 ruled.update(_after_aside(answer, clauses, index))
             hedged = not rule and _hedged(clause, answer, c_start, c_end, values + named + numeric)
             if any(c_start <= s and e <= c_end for s, e in rule_ids) and not hedged and (
-                    mine == "about" or (mine is None and not names)):
-                stated = True
+                    mine == "about" or (mine is None and not names) or subject == "about"):
+                stated = True  # "Samuel (vol-0028) was not proposed for <the study> (volunteer_condition_matches)"
+            dumped = dumped or (mine != "other" and any(c_start <= s and e <= c_end for s, e in foreign))
             if hedged:
                 blank.append((s_start, c_end))  # "A, B or C", "A, or B": the alternatives before it too
             elif mine == "other" or rule or _CALLED_WRONG.search(clause):
                 blank.append((c_start, c_end))
             else:
+                if ahead := _AHEAD.search(clause):  # "a second problem even once it's released": not yet
+                    blank.append((c_start + ahead.start(), c_end))
                 negator = _NEGATOR.search(clause)
                 if negator:
                     blank.append((c_start + negator.start(), c_end))
@@ -412,7 +482,7 @@ def read(answer: str, reading: Reading) -> Claims:
                 blank += [(s, e) for s, e in values if c_start <= s < c_end and reading.about  # "the HVAC visit"
                           and not answer[s:e].strip().isdigit()  # "4 crew jobs" counts
                           and (kind := re.match(r"[\s-]+([^\W\d_]+)", answer[e:e + 40]))
-                          and kind.group(1).casefold() in reading.kinds]
+                          and kind.group(1).casefold() in reading.kinds | reading.heads]  # "the email alert for"
                 blank += [(s, e) for s, e in values if c_start <= s < c_end  # "gap-0005, the one declined for ..."
                           and _THE_ONE.search(answer, max(c_start, s - 40), s)]
                 blank += [(s, e) for s, e in values if c_start <= s < c_end  # "Not done: draining ci-runner-02"
@@ -422,6 +492,11 @@ def read(answer: str, reading: Reading) -> Claims:
                 blank += [(s, e) for s, e in values if c_start <= s < c_end
                           and _TARGET_BEFORE.search(answer, max(c_start, s - 12), s)
                           and change is not None and change.end() <= s]
+                if (count := _COUNTED.match(answer, c_start, c_end)) and reading.about:  # "two published, one not"
+                    blank += [(s, e) for s, e in values if s == count.end()]
+                blank += [(s, e) for s, e in values if c_start <= s < c_end and _dated_column(answer, s, e, numeric,
+                                                                                          reading.world_words)]
+                blank += [(s, e) for s, e in values if c_start <= s < c_end and _inside_phrase(answer, s, e, reading)]
                 if c_start == s_start and (dropped := _DROPPED_SUBJECT.match(answer, c_start, c_end)):
                     blank += [(s, e) for s, e in values if s < dropped.end(1) and dropped.start(1) < e]
                 if c_start == s_start and (tally := _TALLY.match(answer, c_start, min(c_end + 1, len(answer)))):
@@ -437,15 +512,71 @@ def read(answer: str, reading: Reading) -> Claims:
     chars = list(answer)
     for start, end in blank + idents + inside:  # an identifier (a rule's or a tool's) is a word of the system, no value
         chars[start:end] = " " * (end - start)
-    return Claims(text="".join(chars), stated_reason=stated)
+    return Claims(text="".join(chars), stated_reason=stated and not dumped)
 
 
-def _antecedent(clause: str, last_named: str | None, last_of_kind: dict[str, str]) -> str | None:
+def _whose(ids: frozenset[str], reading: Reading) -> str:
+    return "about" if {i.casefold() for i in ids} & reading.about else "other"
+
+
+def _a_person(text: str, reading: Reading) -> bool:
+    """A record named as a person is: a first and a last name ("Samuel Novak"), or a first name alone."""
+    return bool(_PERSON_NAME.fullmatch(text)) or (text.istitle() and text.casefold() in reading.short)
+
+
+def _and_cuts(text: str, clauses: list[tuple[int, int]],
+              owners: list[tuple[int, int, frozenset[str]]]) -> list[tuple[int, int]]:
+    """Clauses cut again at an "and" right before a record's name: "VAN-006 has a CCS1 connector and P-13
+    (cpt-0013) is a J1772 port" says two things of two records."""
+    out = []
+    for start, end in clauses:
+        for s, _, _ in owners:
+            if start < s < end and re.search(r"\s(?:and|while|but)\s+$", text[max(start, s - 7):s]):
+                out.append((start, s))
+                start = s
+        out.append((start, end))
+    return out
+
+
+def _code_words(text: str, owners: list[tuple[int, int, frozenset[str]]], start: int, end: int) -> list[str]:
+    """The letters a record's code opens with, as staff call the record ("ECO-0002": "the ECO")."""
+    codes = [re.match(r"[^\W\d_]+", text[s:e]) for s, e, _ in owners if start <= s and e <= end
+             and RECORD_ID.fullmatch(text, s, e)]
+    return [w for c in codes if c and len(c.group(0)) >= 2 for w in (c.group(0).casefold(), c.group(0).casefold() + "s")]
+
+
+def _dated_column(text: str, start: int, end: int, dates: list[tuple[int, int]], world_words: frozenset[str]) -> bool:
+    """A value followed by a date, where the world has a date column named for it ("requested 8 Oct" beside
+    requested_on): the date's label, not the record's state."""
+    gap = _DATE_GAP.match(text, end)
+    key = "_".join(words(text[start:end]))
+    return bool(gap) and (gap.end() in {s for s, _ in dates} or bool(_DAY_MONTH.match(text, gap.end()))) and any(
+        f"{key}_{tail}" in world_words for tail in ("on", "at", "date", "day"))
+
+
+def _inside_phrase(text: str, start: int, end: int, reading: Reading) -> bool:
+    """A value inside a longer value of another column ("editorial" in the usage "web editorial")."""
+    before = _WORD.findall(text[max(0, start - 40):start])[-3:]
+    after = _WORD.findall(text[end:end + 40])[:3]
+    own = words(text[start:end])
+    spans = [tuple(w.casefold() for w in before[i:]) + own + tuple(w.casefold() for w in after[:j])
+             for i in range(len(before) + 1) for j in range(len(after) + 1)]
+    return any(span != own and span in reading.phrases for span in spans)
+
+
+def _antecedent(clause: str, last_named: str | None, last_of_kind: dict[str, str],
+                kinds: frozenset[str]) -> str | None:
     """The record a clause naming none refers to: the last one named of the kind it calls "the <kind>" ("the
-    finding"), else, with a pronoun in it, `last_named` (None in a sentence that names a record)."""
+    finding", "the change order", "the ECO"), or another record when no record of that kind other than the
+    asked one's was named ("the study targets asthma" about a volunteer), else, with a pronoun in it,
+    `last_named` (None in a sentence that names a record)."""
     for match in _DEFINITE.finditer(clause):
-        if match.group(1).casefold() in last_of_kind:
-            return last_of_kind[match.group(1).casefold()]
+        said = match.group(1).casefold().split()
+        kind = next((w for w in said if w in last_of_kind), None)
+        if kind:
+            return last_of_kind[kind]
+        if any(w in kinds for w in said):
+            return "other"
     return last_named if _PRONOUN.search(clause) else None
 
 
@@ -520,4 +651,5 @@ def _slashed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> b
     return False
 
 
-__all__ = ["MAX_NAME_WORDS", "RECORD_ID", "Claims", "Reading", "named_records", "read", "record_names", "short_names", "words"]
+__all__ = ["MAX_NAME_WORDS", "RECORD_ID", "Claims", "Reading", "named_records", "read", "record_names", "short_names",
+           "singular", "table_nouns", "words"]

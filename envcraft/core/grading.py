@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from envcraft.core.answers import MAX_ANSWER_CHARS, dates, kind_of, names, same_value
-from envcraft.core.claims import Reading, named_records, read, record_names, short_names
+from envcraft.core.claims import Reading, named_records, read, record_names, short_names, table_nouns, words
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
 from envcraft.core.facts import states_fact
@@ -194,26 +194,46 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
         if check.note.startswith("answer:"):
             about |= {i for ids in named_records(given, names) if len(ids) == 1 for i in ids}
     reasons = check.reasons or _NOTE_RULE.findall(check.note)
-    kind = (check.table or "").rsplit("_", 1)[-1].casefold()  # office_budgets: "budgets", "budget"
+    nouns = table_nouns(check.table or "")  # office_budgets: "budgets", "budget"
     return Reading(about=frozenset(a.casefold() for a in about), names=names, short=short_names(names),
-                   nouns=frozenset({kind, kind.removesuffix("s")} - {""}), kinds=_kinds(initial, kind),
+                   nouns=nouns, kinds=_kinds(initial, check.table or ""),
                    values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons),
                    world_words=_world_words(initial), referred=_referred(initial, about),
-                   column=check.column or "", record_kinds=_record_kinds(initial))
+                   column=check.column or "", record_kinds=_record_kinds(initial), phrases=_phrases(initial),
+                   heads=frozenset(t.split("_")[0] for t in initial.tables if "_" in t.strip("_")))
 
 
 def _kinds(initial: Snapshot, asked: str) -> frozenset[str]:
-    """The nouns of the world's other tables (repair_visits: "visits", "visit"), not the asked table's."""
-    nouns = {t.rsplit("_", 1)[-1].casefold() for t in initial.tables if t != HISTORY_TABLE} - {asked, ""}
-    return frozenset(n for noun in nouns for n in (noun, noun.removesuffix("s")) if n)
+    """The nouns of the world's other tables (repair_visits: "visits", "visit"; alert_notifications: "alert"
+    too, "the email alert"), not the asked table's."""
+    others = [t for t in initial.tables if t not in (HISTORY_TABLE, asked)]
+    heads = {t.split("_")[0] for t in others if "_" in t and len(t.split("_")[0]) >= 4}
+    nouns = frozenset().union(*(table_nouns(t) for t in others))
+    own_head = {asked.split("_")[0]} - nouns  # "that loan" is the loan listing asked; "the study" is a study
+    return (nouns | heads) - table_nouns(asked) - own_head
+
+
+def _phrases(initial: Snapshot) -> frozenset[tuple[str, ...]]:
+    """The words of each value of two to four words in a column of few values (a usage "web_editorial", a
+    collection "archive"): a value of the asked column inside one is that longer value's word."""
+    found: set[tuple[str, ...]] = set()
+    for table, rows in initial.tables.items():
+        columns: dict[str, set[str]] = {}
+        for row in rows if table != HISTORY_TABLE else []:
+            for key, value in row.items() if isinstance(row, dict) else ():
+                if isinstance(value, str) and key != "id":
+                    columns.setdefault(key, set()).add(value)
+        for values in columns.values():
+            if len(values) <= 40:
+                found.update(w for w in map(words, values) if 2 <= len(w) <= 4)
+    return frozenset(found)
 
 
 def _record_kinds(initial: Snapshot) -> dict[str, frozenset[str]]:
     """Each record's id -> the nouns of its table (vuln_findings: "findings", "finding"): "the finding" names it."""
     kinds: dict[str, frozenset[str]] = {}
     for table, rows in initial.tables.items():
-        noun = table.rsplit("_", 1)[-1].casefold()
-        nouns = frozenset({noun, noun.removesuffix("s")} - {""})
+        nouns = table_nouns(table)
         if table != HISTORY_TABLE:
             kinds.update((str(r["id"]).casefold(), nouns) for r in rows if isinstance(r, dict) and "id" in r)
     return kinds
