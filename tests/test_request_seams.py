@@ -70,8 +70,8 @@ def test_a_reason_ending_in_a_colon_leaves_one_colon_to_the_sentence():
     assert sum(lead.endswith(":") for lead in leads) >= 10  # the case under test is drawn
     texts = [lead_with(lead, body) for lead in leads]
     assert [t for t in texts if TWO_COLONS.search(t)] == []
-    assert lead_with("Before I sign off:", "the vendor bill SI-000036 is on the calendar.") == \
-        "Before I sign off: The vendor bill SI-000036 is on the calendar."  # one colon: it stays
+    assert lead_with("Before I sign off:", "The vendor bill SI-000036 is on the calendar.") == \
+        "Before I sign off: the vendor bill SI-000036 is on the calendar."  # one colon: it stays, the clause runs on
 
 
 def test_an_opener_ending_in_a_colon_leaves_one_colon_to_the_sentence():

@@ -22,7 +22,7 @@ from envcraft.generator.tasks.describe import Describer, labelled, render, with_
 from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.execute import Step
 from envcraft.generator.tasks.phrases import ambiguous, goal_phrases, say
-from envcraft.generator.tasks.quality import TWO_COLONS, first_sentence, op_verb
+from envcraft.generator.tasks.quality import TWO_COLONS, after_colon, first_sentence, op_verb
 
 REGISTERS = ("plain", "plain", "brief", "chatty", "formal")
 # Openers, closers and connectors are at most four words: a longer formula recurs word for word across the
@@ -383,6 +383,8 @@ def wrap_turn(body: str, rng: random.Random, first: bool, bp: Blueprint, who: Vo
         body = body[:1].lower() + body[1:]
     if opener.endswith(":") and ":" in first_sentence(body):  # one colon to a sentence: "Heads up. About X: ..."
         opener = opener[:-1] + ("." if first else " -")
+    elif opener.endswith(":"):
+        body = after_colon(body)  # "Quick one: the gift ...", not "Quick one: The gift ..."
     text = f"{opener} {body}" if opener else body
     text = f"{text} {closer}" if closer else text
     return f"{text}\n{sign}" if sign else text
