@@ -42,7 +42,8 @@ GLITCHES = {
     # "a outage notice", "A ACH return" ("a one-off", "a user", "a URL" are right)
     "article": re.compile(r"(?:\ba|(?:^|(?<=[.!?] ))A) (?!one\b|once\b|eu)(?:[aeio][a-z]|[AEIO][A-Z]{1,5}\b)", re.M),
     # a state after the noun, the sentence's verb lost: "the outage notice currently failed, ... went off today"
-    "state_after_noun": re.compile(r"\b(?:the|a|an) [a-z]+(?: [a-z]+)? currently [a-z]+(?:ed|ing)\b"),
+    "state_after_noun": re.compile(r"\b(?:the|a|an) [a-z]+(?: [a-z]+)? currently [a-z]+(?:ed|ing)\b"
+                                  r"(?! (?:to|by|for|with|in|on|at)\b)"),  # "currently assigned to Wei" is English
     # "add a duty assignment with the bus 0023 and for RUN-031 and for the operator Sean Johnson"
     "and_for_chain": re.compile(r"\band for (?!the rest\b)[^.;:]{1,80}? and for\b"),
     # the scenario's title or an "it" with no antecedent in the user's voice: "This is all Month-end close for
