@@ -214,8 +214,7 @@ class Describer:
                 desc.mentions += inner.mentions
                 named = label_field(self.env.entity(spec.ref)) in inner.fields  # "for pet Luna", "for the pet born on ..."
                 text = inner.phrase.removeprefix("the ") if named else inner.phrase
-                refs.append((self.rng.choice(("for", "of")), text) if words(name) == words(spec.ref)
-                            else ("with", f"{words(name)} {text}"))
+                refs.append(("of", text) if words(name) == words(spec.ref) else ("with", f"{words(name)} {text}"))
                 continue
             shown = spoken(spec, value, self.today, self.rng)
             desc.mentions.append(shown)
@@ -226,8 +225,9 @@ class Describer:
             else:
                 own.append(attribute(name, spec, shown, what))
         text = headed(what, head, status) + relative(own)
-        if refs and depth == 0:
-            text += (", " if own else " ") + joined_refs(refs)
+        if refs and depth == 0:  # "for A and B" or "of A and B": one preposition for every row it belongs to
+            of = self.rng.choice(("for", "of"))
+            text += (", " if own else " ") + joined_refs([(of if prep == "of" else prep, said) for prep, said in refs])
         desc.phrase = text
         return desc
 

@@ -162,7 +162,8 @@ def first_sentence(text: str) -> str:
 STARTERS = frozenset({"The", "A", "An", "Please", "We", "We're", "We've", "We'll", "There", "That", "This", "It", "It's",
                       "They", "Then", "Could", "Can", "Enter", "Add", "Set", "Get", "Mark", "Fix", "Put", "Write",
                       "Scrap", "Stop", "Pull", "Turn", "Give", "Call", "Release", "Wipe", "Someone", "Nobody",
-                      "Forget", "Our", "What", "How", "Which", "Do"})
+                      "Forget", "Our", "What", "How", "Which", "Do", "Work", "Nothing", "No", "Let", "Take", "Move",
+                      "Send", "Close", "Cancel", "Park", "Book", "Log", "Record", "Update", "Change"})
 
 
 def after_colon(text: str) -> str:
