@@ -315,7 +315,7 @@ def attribute(name: str, spec: FieldSpec, shown: str, what: str) -> str:
 IN = {"country", "region", "department", "city", "location", "zone", "site", "area", "team", "ward", "province",
       "district", "territory", "neighbourhood", "neighborhood", "division"}
 FROM = {"supplier", "vendor", "carrier", "shipper", "sender", "source", "origin", "manufacturer", "lender", "insurer"}
-AT = {"bank", "branch", "venue", "facility", "clinic", "hospital", "school", "campus", "depot", "warehouse"}
+AT = {"bank", "branch", "venue", "facility", "clinic", "hospital", "school", "campus", "depot", "warehouse", "address"}
 FOR = {"amount", "total", "price", "cost", "fee", "balance", "rent", "premium"}
 BY = {"owner": "owned by", "requester": "requested by", "author": "written by", "reporter": "reported by",
       "submitter": "submitted by", "creator": "created by", "assignee": "assigned to", "reviewer": "reviewed by",
