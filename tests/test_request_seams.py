@@ -21,7 +21,7 @@ from envcraft.generator.tasks.execute import bind
 from envcraft.generator.tasks.instruct import ALSO, OPENERS, Voice, Writer, capital, join, wrap_turn
 from envcraft.generator.tasks.phrases import GOALS, say
 from envcraft.generator.tasks.quality import glitches
-from envcraft.generator.tasks.reasons import ABOUT, SITUATION, lead_with
+from envcraft.generator.tasks.reasons import ABOUT, ACROSS, SITUATION, lead_with
 
 SEAMS = ("particle_before_pronoun", "bare_no_to", "vague_state", "note_frame_as_value", "opener_double_colon")
 # a sentence with two colons, clock times aside
@@ -189,3 +189,11 @@ def test_a_new_record_names_the_rows_it_is_for_with_one_for():
     assert len(texts) > 40 and sum(" ach return" in t.lower() for t in texts) > 5, texts[:3]
     bad = [t for t in texts if {g.split(":")[0] for g in glitches(capital(t) + ".")} & set(MORE)]
     assert bad == [], bad[:5]
+
+
+def test_a_cross_system_reason_never_speaks_the_scenario_line():
+    """"It hinges on the client contact Tomas Costa in ...", "It starts with the resident appointment ...": an "it"
+    with nothing before it to refer to (cross.py's "This is all <title>." went the same way)."""
+    said = [lead_with(t.format(a="the client contact Tomas Costa", A="The client contact Tomas Costa",
+                               src="Year-end audit evidence requests"), "the request goes in today.") for t in ACROSS]
+    assert [s for s in said if {g.split(":")[0] for g in glitches(s)} & set(MORE)] == []
