@@ -39,6 +39,7 @@ GLITCHES = {
     "bare_no_to": re.compile(r"(?:\band|[,;:]) no to\b", re.I),  # "..., and no to it, please" is no sentence
     # finished, or everywhere? done, or watched to the end? a state phrase says one state
     "vague_state": re.compile(r"\bis all over\b|\bseen through\b", re.I),
+    "broken_passive": re.compile(r"\b(?:is|are) got\b", re.I),  # "the reconciliation is got ready"
     # "a outage notice", "A ACH return" ("a one-off", "a user", "a URL" are right)
     "article": re.compile(r"(?:\ba|(?:^|(?<=[.!?] ))A) (?!one\b|once\b|eu)(?:[aeio][a-z]|[AEIO][A-Z]{1,5}\b)", re.M),
     # a state after the noun, the sentence's verb lost: "the outage notice currently failed, ... went off today"
