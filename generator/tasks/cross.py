@@ -117,7 +117,7 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
         body_a = rng.choice((led(f"{capital(at(a.bp.title))}: ", joined),  # the system named first, or after
                              led(f"First, {a.bp.title}: ", joined), led(f"On the {a.bp.title} side: ", joined),
                              joined + f" That's {at(a.bp.title)}.", joined + f" (All of that {at(a.bp.title)}.)",
-                             joined + f" This is all {a.bp.title}."))
+                             joined + f" All of that is {at(a.bp.title)}."))  # never "This is all <title>."
         (body_a, body_b), tied = explain_across(a, [plan_a.initial, plan_a.final], plan_a.steps, set(plan_a.created),
                                                 desc_a, (link.src_entity, source), source_desc.phrase, a.bp.title,
                                                 b.bp.title, seen, [body_a, body_b])

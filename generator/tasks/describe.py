@@ -49,6 +49,14 @@ def plural(entity) -> str:
     return words(entity.table)
 
 
+def with_article(noun: str) -> str:
+    """`a bus`, `an outage notice`, `an ACH return` (a letter said as a vowel sound), `a user`, `a one-off`."""
+    first = noun.split()[0] if noun.split() else noun
+    vowel = first[:1].lower() in "aeio" and not first.lower().startswith(("one", "eu")) or \
+        (first[:1] in "FHLMNRSX" and first.isupper() and len(first) > 1)  # "an FX deal", "an HR case", "an SMS"
+    return f"{'an' if vowel else 'a'} {noun}"
+
+
 def labelled(field: str, shown: str) -> str:
     """`room 3`, but `Room 3` alone when the value already starts with the field's name."""
     name = words(field)
@@ -185,13 +193,15 @@ class Describer:
         return self._searchable
 
     def phrase(self, entity: Entity, row: dict[str, Any], chosen: list[str], depth: int) -> Desc | None:
-        """`the pet "Luna" whose species is cat and born is 2 March 2021, of owner Maya Chen`: the label first, its
-        other values in a relative clause (never a raw "(field value)" in parentheses), the rows it refers to after."""
+        """`the overdue invoice "Q3 retainer" from Acme Ltd, for client Maya Chen`: the label first, a one-word
+        status before the noun, other values as staff point at a record ("in Canada", "for 1200", "with desk
+        count 9"; never a raw "(field value)" in parentheses, never "whose <field> is <value>" stacked on a
+        name), the rows it refers to after, one preposition for all of them ("of A and B", not "of A and of B")."""
         what = words(entity.name)
         label = label_field(entity)
         desc = Desc(entity.name, row["id"], "")
         own, refs = [], []
-        head = f"the {what}"
+        head, status = None, None
         for name in chosen:
             spec = entity.field(name)
             value = row[name]
@@ -204,24 +214,22 @@ class Describer:
                 desc.mentions += inner.mentions
                 named = label_field(self.env.entity(spec.ref)) in inner.fields  # "for pet Luna", "for the pet born on ..."
                 text = inner.phrase.removeprefix("the ") if named else inner.phrase
-                refs.append(f"{self.rng.choice(('for', 'of'))} {text}" if words(name) == words(spec.ref)
-                            else f"with {words(name)} {text}")
+                refs.append(("of", text) if words(name) == words(spec.ref) else ("with", f"{words(name)} {text}"))
                 continue
             shown = spoken(spec, value, self.today, self.rng)
             desc.mentions.append(shown)
             if name == label:
-                if shown.lower().startswith(what.split()[-1].lower()):
-                    head = f'"{shown}"'  # "Counter 5", "BOX-00009": the name says what it is (not "the records box BOX")
-                else:
-                    head = f'the {what} "{shown}"' if self.rng.random() < 0.5 else f"the {what} {shown}"
+                head = shown
+            elif name == entity.status_field:
+                status = shown
             else:
-                own.append(attribute(name, spec, shown, name == entity.status_field))
-        text = head + relative(own)
-        if refs:
-            text += (", " if own else " ") + " and ".join(refs) if depth == 0 else ""
+                own.append(attribute(name, spec, shown, what))
+        text = headed(what, head, status) + relative(own)
+        if refs and depth == 0:  # "for A and B" or "of A and B": one preposition for every row it belongs to
+            of = self.rng.choice(("for", "of"))
+            text += (", " if own else " ") + joined_refs([(of if prep == "of" else prep, said) for prep, said in refs])
         desc.phrase = text
         return desc
-
 
 START = {"start", "starts", "start_at", "starts_at", "start_time", "begins"}
 END = {"end", "ends", "end_at", "ends_at", "end_time"}
@@ -285,11 +293,9 @@ def participle(said: str) -> str | None:
     return None
 
 
-def attribute(name: str, spec: FieldSpec, shown: str, status: bool) -> str:
-    """One distinguishing value as part of a relative clause: "starting 4 November 2026 at 10:00",
-    "that is currently booked", "whose ear tag is 840-00052"."""
-    if status:
-        return f"currently {shown}"
+def attribute(name: str, spec: FieldSpec, shown: str, what: str) -> str:
+    """One distinguishing value as staff add it to a record's name: "starting 4 November 2026 at 10:00",
+    "from Sysco", "with ear tag 840-00052"."""
     if spec.type in ("date", "datetime") and name in START:
         return f"starting {shown}"
     if spec.type in ("date", "datetime") and name in END:
@@ -301,7 +307,32 @@ def attribute(name: str, spec: FieldSpec, shown: str, status: bool) -> str:
             return f"{verb} at {shown}"  # "received at 09:30 yesterday"
         return f"{verb} {shown}" if shown.startswith(("today", "yesterday", "tomorrow", "this ", "tonight")) \
             else f"{verb} on {shown}"  # "born on 6 August 2015", never "whose born is"
-    return f"whose {said} is {shown}"
+    return pointer(said, shown, what)
+
+
+# How staff point at a record by one value, by the field's name: "the supplier Ironbridge Foods in Canada", "the
+# gift for 1500", "the requisition requested by Keisha Morgan"; any other field as "with <field> <value>".
+IN = {"country", "region", "department", "city", "location", "zone", "site", "area", "team", "ward", "province",
+      "district", "territory", "neighbourhood", "neighborhood", "division"}
+FROM = {"supplier", "vendor", "carrier", "shipper", "sender", "source", "origin", "manufacturer", "lender", "insurer"}
+AT = {"bank", "branch", "venue", "facility", "clinic", "hospital", "school", "campus", "depot", "warehouse", "address"}
+FOR = {"amount", "total", "price", "cost", "fee", "balance", "rent", "premium"}
+BY = {"owner": "owned by", "requester": "requested by", "author": "written by", "reporter": "reported by",
+      "submitter": "submitted by", "creator": "created by", "assignee": "assigned to", "reviewer": "reviewed by",
+      "host": "hosted by", "organizer": "organised by", "approver": "approved by", "manager": "managed by",
+      "sponsor": "sponsored by", "preparer": "prepared by", "handler": "handled by", "operator": "run by"}
+
+
+def pointer(said: str, shown: str, what: str) -> str:
+    shown = quoted(shown)
+    if said in ("date", f"{what.split()[-1]} date"):
+        return f"on {shown}"  # "the board meeting on December 10"
+    if said in BY:
+        return f"{BY[said]} {shown}"
+    for words_, prep in ((IN, "in"), (FROM, "from"), (AT, "at"), (FOR, "for")):
+        if said in words_:
+            return f"{prep} {shown}"
+    return f"with {shown}" if shown.lower().startswith(said.split()[-1].lower()) else f"with {said} {shown}"
 
 
 def condition(name: str, spec: FieldSpec, bound: str, rng: random.Random) -> str:
@@ -325,17 +356,39 @@ def condition(name: str, spec: FieldSpec, bound: str, rng: random.Random) -> str
 
 
 def relative(parts: list[str]) -> str:
-    """Parts as one clause: "starting 4 May 2026 at 10:00, whose room is 3 and size is 4, currently booked"."""
-    timed = [p for p in parts if not p.startswith(("whose ", "currently "))]  # starting, ending, born on, opened
-    whose = [p.removeprefix("whose ") for p in parts if p.startswith("whose ")]
-    state = [p for p in parts if p.startswith("currently ")]
-    text = " and ".join(timed)
-    if whose:
-        text += (", " if text else "") + "whose " + (", ".join(whose[:-1]) + " and " + whose[-1] if len(whose) > 1 else whose[0])
-    if state:
-        text += (", " if text else "") + state[0]
-    return " " + text if text else ""
+    """Parts as one phrase: "starting 4 May 2026 at 10:00, in Room 3, with size 4 and floor 2"."""
+    withs = [p.removeprefix("with ") for p in parts if p.startswith("with ")]
+    groups = sorted((p for p in parts if not p.startswith("with ")), key=lambda p: not p.startswith("starting "))
+    if withs:
+        groups.append("with " + (", ".join(withs[:-1]) + " and " + withs[-1] if len(withs) > 1 else withs[0]))
+    return " " + ", ".join(groups) if groups else ""
 
+def headed(what: str, head: str | None, status: str | None) -> str:
+    """The noun with its label and state: `the failed outage notice`, `the submitted grant proposal "Battery
+    recycling with bioleaching"`, `the study protocol Reentry peer mentoring` is quoted as a title, a person or a
+    code is not, a label that says what it is stands alone ("Counter 5"); a state of several words follows
+    ("that is on hold"), never "currently failed" after the noun."""
+    adjective = status if status and " " not in status else None
+    after = f" that is {status}" if status and adjective is None else ""
+    if head is not None and re.split(r"[\s-]", head)[0].lower() == what.split()[-1].lower():
+        return head + (f" that is {status}" if status else "")  # "Counter 5", "BOX-00009": it says what it is
+    noun = f"the {adjective} {what}" if adjective else f"the {what}"
+    if head is None:
+        return noun + after
+    return f"{noun} {quoted(head)}{after}"
+
+
+def quoted(value: str) -> str:
+    """A title in quotes ("Statin adherence after myocardial infarction"), a name or a code as it is: a run of
+    lower-case words after a noun would read on as the sentence."""
+    title = " " in value and any(w.isalpha() and w.islower() for w in value.split()[1:]) and '"' not in value
+    return f'"{value}"' if title else value
+
+
+def joined_refs(refs: list[tuple[str, str]]) -> str:
+    """The rows a row points at, one preposition said once: "of customer Wei Mensah and outage event FDR-330"."""
+    said = [f"{prep} {text}" if i == 0 or prep != refs[i - 1][0] else text for i, (prep, text) in enumerate(refs)]
+    return ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
 
 def preferences(env: EnvSpec, initial: Tables, steps: list) -> dict[tuple[str, str], list[str]]:
     """Ref fields to describe rows by: the chain searched the row they point to (a pet "of owner X"

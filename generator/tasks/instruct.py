@@ -18,11 +18,11 @@ from typing import Any
 from envcraft.generator.model.blueprint import Blueprint, Operation
 from envcraft.generator.model.humanize import humanize
 from envcraft.generator.seeds import values as gen_values
-from envcraft.generator.tasks.describe import Describer, labelled, render, words
+from envcraft.generator.tasks.describe import Describer, labelled, render, with_article, words
 from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.execute import Step
 from envcraft.generator.tasks.phrases import ambiguous, goal_phrases, say
-from envcraft.generator.tasks.quality import TWO_COLONS, first_sentence, op_verb
+from envcraft.generator.tasks.quality import TWO_COLONS, after_colon, first_sentence, op_verb
 
 REGISTERS = ("plain", "plain", "brief", "chatty", "formal")
 # Openers, closers and connectors are at most four words: a longer formula recurs word for word across the
@@ -244,17 +244,14 @@ class Writer:
                 parts.append(extra)
             self.mentioned[step.target] = what
             self.saw(what, step.target)
-            article = "an" if what[:1] in "aeiou" else "a"
             refs = [p for p in parts if p.startswith("for ")]
             rest = [p for p in parts if not p.startswith("for ")]
             rng.shuffle(refs)  # the records it is for, in any order: a popular form would recur word for word
             if refs and rng.random() < 0.3:
                 refs[0] = "with " + refs[0].removeprefix("for ")
-            if len(refs) > 1 and rng.random() < 0.6:  # "for the pet Luna, vet Dr Lee and room 3", not "for ... and for ..."
-                refs = [refs[0]] + [r.removeprefix("for ") for r in refs[1:]]
-                lead = f"{article} {what} {self.listed(refs)}"
-            else:
-                lead = f"{article} {what}" + (" " + " and ".join(refs) if refs else "")
+            # "for the pet Luna, vet Dr Lee and room 3", never "for ... and for ..."
+            refs = [refs[0]] + [r.removeprefix("for ") for r in refs[1:]] if refs else []
+            lead = with_article(what) + (" " + self.listed(refs) if refs else "")
             body = self.listed(rest)
             options = [f"we need {lead}" + (f": {body}" if body else ""),
                        f"please put in {lead}" + (f" - {body}" if body else ""),
@@ -386,6 +383,8 @@ def wrap_turn(body: str, rng: random.Random, first: bool, bp: Blueprint, who: Vo
         body = body[:1].lower() + body[1:]
     if opener.endswith(":") and ":" in first_sentence(body):  # one colon to a sentence: "Heads up. About X: ..."
         opener = opener[:-1] + ("." if first else " -")
+    elif opener.endswith(":"):
+        body = after_colon(body)  # "Quick one: the gift ...", not "Quick one: The gift ..."
     text = f"{opener} {body}" if opener else body
     text = f"{text} {closer}" if closer else text
     return f"{text}\n{sign}" if sign else text

@@ -12,7 +12,7 @@ COMMON: dict[str, tuple[str, ...]] = {
     "approved": ("{x} got the green light", "{x} has our sign-off", "{x} is good to go - we're saying yes",
                  "{x} gets a yes from us"),
     "rejected": ("turn {x} down", "we're turning {x} down", "{x} doesn't make the cut", "{x} gets turned down"),
-    "completed": ("{x} is all wrapped up", "nothing is left to do on {x}", "{x} is finished", "{x} has been seen through"),
+    "completed": ("{x} is all wrapped up", "nothing is left to do on {x}", "{x} is finished", "{x} is complete now"),
     "failed": ("{x} didn't work out - it broke", "{x} went wrong and didn't go through"),
     "active": ("{x} is live from today", "{x} can go live now", "switch {x} on"),
     "acknowledged": ("we've seen {x} - let it show that we're on it", "the team has eyes on {x}; note that we're on it"),

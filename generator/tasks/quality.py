@@ -8,7 +8,8 @@
                 starting in lowercase, "for same <thing>", one attribute in two parentheses in a row
                 ("(premium change 49.08) (premium change -85)"), "call off it", "and no to it", "is all
                 over", a note reference where a value belongs, an opener's colon before another colon,
-                and similar template seams
+                "a outage", "the X currently failed", "and for ... and for", "This is all <title>", and
+                similar template seams
 
 The figures are computed the same way for any store, so a before/after comparison is fair.
 """
@@ -36,7 +37,19 @@ GLITCHES = {
     "particle_before_pronoun": re.compile(r"\b(?!(?:and|or|to|then|please|just|now|so)\b)[a-z]+ "
                                          r"(?:off|up|out|down|back|away) (?:it|them)\b", re.I),  # not "and back it out"
     "bare_no_to": re.compile(r"(?:\band|[,;:]) no to\b", re.I),  # "..., and no to it, please" is no sentence
-    "vague_state": re.compile(r"\bis all over\b", re.I),  # finished, or everywhere? a state phrase says one state
+    # finished, or everywhere? done, or watched to the end? a state phrase says one state
+    "vague_state": re.compile(r"\bis all over\b|\bseen through\b", re.I),
+    "broken_passive": re.compile(r"\b(?:is|are) got\b", re.I),  # "the reconciliation is got ready"
+    # "a outage notice", "A ACH return" ("a one-off", "a user", "a URL" are right)
+    "article": re.compile(r"(?:\ba|(?:^|(?<=[.!?] ))A) (?!one\b|once\b|eu)(?:[aeio][a-z]|[AEIO][A-Z]{1,5}\b)", re.M),
+    # a state after the noun, the sentence's verb lost: "the outage notice currently failed, ... went off today"
+    "state_after_noun": re.compile(r"\b(?:the|a|an) [a-z]+(?: [a-z]+)? currently [a-z]+(?:ed|ing)\b"
+                                  r"(?! (?:to|by|for|with|in|on|at)\b)"),  # "currently assigned to Wei" is English
+    # "add a duty assignment with the bus 0023 and for RUN-031 and for the operator Sean Johnson"
+    "and_for_chain": re.compile(r"\band for (?!the rest\b)[^.;:]{1,80}? and for\b"),
+    # the scenario's title or an "it" with no antecedent in the user's voice: "This is all Month-end close for
+    # Larkspur Software.", "It hinges on the host employee ..."
+    "scenario_line": re.compile(r"\bThis is all [A-Z]|\bIt (?:hinges on|starts with) (?:the|a|an)\b"),
     # a note reference ("look the on hand up in ...") joined where a value belongs
     "note_frame_as_value": re.compile(r"\b(?:it's|should have|make it|should read|needs) (?:look|take|use) the\b", re.I),
     # a short opener ending in a colon, then another colon in the same sentence ("A request, please: About X: ...")
@@ -145,6 +158,21 @@ def first_sentence(text: str) -> str:
     return re.sub(r"\d:\d", "", re.split(r"(?<=[.!?])(?:\s|$)", text, maxsplit=1)[0])
 
 
+# the words our clauses open with: after a lead's colon the clause goes on in lower case ("Some loose ends: the
+# gift ..."), a name or a code keeps its capital
+STARTERS = frozenset({"The", "A", "An", "Please", "We", "We're", "We've", "We'll", "There", "That", "This", "It", "It's",
+                      "They", "Then", "Could", "Can", "Enter", "Add", "Set", "Get", "Mark", "Fix", "Put", "Write",
+                      "Scrap", "Stop", "Pull", "Turn", "Give", "Call", "Release", "Wipe", "Someone", "Nobody",
+                      "Forget", "Our", "What", "How", "Which", "Do", "Work", "Nothing", "No", "Let", "Take", "Move",
+                      "Send", "Close", "Cancel", "Park", "Book", "Log", "Record", "Update", "Change"})
+
+
+def after_colon(text: str) -> str:
+    """A clause as it goes on after a colon: "The gift ..." -> "the gift ...", "Maya Chen ..." stays."""
+    word = re.match(r"[A-Za-z']+", text)
+    return text[:1].lower() + text[1:] if word and word.group(0) in STARTERS else text
+
+
 def glitches(text: str) -> list[str]:
     out = []
     for name, pattern in GLITCHES.items():
@@ -166,4 +194,4 @@ def measure(task: Task) -> dict:
             "raw_enum": raw_enum(text), "glitches": glitches(text)}
 
 
-__all__ = ["first_sentence", "glitches", "measure", "names_step", "op_verb", "raw_enum", "write_steps"]
+__all__ = ["after_colon", "first_sentence", "glitches", "measure", "names_step", "op_verb", "raw_enum", "write_steps"]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from envcraft.generator.tasks.describe import Desc, Describer, words
 from envcraft.generator.tasks.env import EnvSpec, Tables
 from envcraft.generator.tasks.execute import Step
-from envcraft.generator.tasks.quality import first_sentence
+from envcraft.generator.tasks.quality import after_colon, first_sentence
 
 GENERIC = 0.25  # a record that this share of some table's rows points at is too common to tie parts together
 SITUATION_SHARE = 0.35  # of multi-part requests with no shared record, those that say the asker's situation
@@ -42,9 +42,10 @@ SITUATION = ("Bits before the handover.", "Before I sign off:", "Catching up tod
              "My list for today:", "Clearing the decks:", "Before the week closes:")
 # Across two systems: a value of the source record is carried over, which is all the link claims. The part in
 # the other system names that system and the carried detail itself, so these name neither.
-ACROSS = ("It hinges on {a} in {src}.", "This comes from {a}.", "The source is {a} in {src}.", "We copy from {a}.",
-          "Taken from {a}, in {src}:", "Based on {a} in {src}:", "Keyed off {a}.", "{A} is the starting point.",
-          "{A} holds what's needed.", "{A} in {src} is the source.", "It starts with {a}.", "All from {a}:")
+ACROSS = ("The details come from {a} in {src}.", "This comes from {a}.", "The source is {a} in {src}.",
+          "We copy from {a}.", "Taken from {a}, in {src}:", "Based on {a} in {src}:", "Keyed off {a}.",
+          "{A} is the starting point.", "{A} holds what's needed.", "{A} in {src} is the source.",
+          "Go by {a}.", "All from {a}:")  # never "It hinges on" / "It starts with": no antecedent for "it"
 
 
 @dataclass(frozen=True)
@@ -243,7 +244,9 @@ def lead_with(reason: str | None, body: str) -> str:
         return body
     if reason.endswith(":") and ":" in first_sentence(body):  # "Re the claim X. Add a payment: ...", one colon each
         reason = reason[:-1] + "."
-    return f"{reason} {body[:1].upper() + body[1:]}" if body else reason
+    if not body:
+        return reason
+    return f"{reason} {after_colon(body) if reason.endswith(':') else body[:1].upper() + body[1:]}"
 
 
 __all__ = ["GENERIC", "Tie", "about", "across", "explain", "explain_across", "fan_in", "shared", "tie", "written"]

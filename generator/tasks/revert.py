@@ -22,7 +22,7 @@ from envcraft.generator.model.blueprint import Entity, Operation
 from envcraft.generator.seeds.seed import export
 from envcraft.generator.seeds.seed_history import colleagues, moves_into
 from envcraft.generator.tasks.build import Draft, Failed, make_task
-from envcraft.generator.tasks.describe import Describer, words
+from envcraft.generator.tasks.describe import Describer, with_article, words
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables
 from envcraft.generator.tasks.execute import Plan, Step, call, searchable
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
@@ -201,7 +201,7 @@ def build_revert(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) 
                 "back the way it was before?",
                 f"Earlier today {first_name} touched the wrong {thing} and changed it by accident. Please undo "
                 f"{first_name}'s change.",
-                f"This morning {culprit} edited a {thing} they shouldn't have. Could you set it back to what it was?"))
+                f"This morning {culprit} edited {with_article(thing)} they shouldn't have. Could you set it back to what it was?"))
             gold.append(ToolCall(tool="list_changes", env=env.name, arguments={"table": entity.table}))
         else:
             desc = describer.describe(entity.name, row["id"], avoid={name})
