@@ -32,8 +32,8 @@ REASONS = (  # (reason, wording that marks it), first match wins
                     r"\bhours?\b|\bminutes\b)"),
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
-PINNED = {"tone": 10, "tells_someone": 74, "retry_and_errors": 33, "order_of_work": 118, "ranking": 19,
-          "computation": 68, "exception_not_recorded": 17, "not_yet_checked": 54}
+PINNED = {"tone": 10, "tells_someone": 74, "retry_and_errors": 33, "order_of_work": 116, "ranking": 19,
+          "computation": 68, "exception_not_recorded": 17, "not_yet_checked": 55}
 
 NO_FIELD = "an exception no field records: "
 FOLLOW_UP = "a follow-up to do, not a call to refuse: "
@@ -102,6 +102,7 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "surgical_theatre_booking:theatre_rules_2": "the hours of the planned lists: an emergency takes the first free room at any "
                                                 "hour (the elective bounds are elective_start_by_1600 and elective_end_by_1800)",
     "surgical_theatre_booking:paediatric_anaesthetist": NO_FIELD + "a case records no patient age",
+    "treasury_cash_desk:judgement_1": NO_FIELD + "a wire records no payment currency (its beneficiary only a country)",
     "travel_agency_itineraries:rail_routes": NO_FIELD + "a segment records no origin or destination city",
     "visitor_reception:secure_floor_badge": NO_FIELD + "no badge is tied to a visit",
 }

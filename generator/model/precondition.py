@@ -59,6 +59,26 @@ class Aggregate(Strict):
         return self
 
 
+TERM = r"^[a-z][a-z0-9_]{0,40}(\.[a-z][a-z0-9_]{0,40})?$"
+
+
+class Formula(Strict):
+    """What an `arithmetic` check works out: `function` of the terms `of`, each a field of the row (`quantity`)
+    or `ref_field.field`, a field of the row a ref field of ours points at (`supply_item_id.unit_cost`). A
+    difference takes the later terms from the first."""
+
+    function: Literal["product", "sum", "difference"]
+    of: list[str] = Field(min_length=2, max_length=4)
+
+    @model_validator(mode="after")
+    def _terms(self) -> Formula:
+        for term in self.of:
+            if not re.fullmatch(TERM, term):
+                raise ValueError(f"formula term {term!r}: write a field of the row (quantity) or ref_field.field "
+                                 "(supply_item_id.unit_cost)")
+        return self
+
+
 class Through(Strict):
     """A filter on a related row by the row it points at: its `ref_field` names a row whose `field` is among
     `values` (a sibling harvest job whose machine is a grain cart)."""
@@ -97,6 +117,8 @@ class Precondition(Strict):
     aggregate: `aggregate` (count / sum / avg / min / max over the rows of `entity` whose `match` fields
         equal this row's) `op` a literal `value` or this row's field `than` (a departure's booked travellers
         >= its min_to_guarantee; an application's average unconflicted score >= 70).
+    arithmetic: the row's `field` `op` the `formula` worked out from fields of the row and of rows it refers to
+        (a charge == quantity x the item's unit cost; an amount <= the account's balance - its minimum balance).
     happens_now: the operation records the row's event (a check-in, a no-show), so today must fall from
         `early_days` before the day of its `field` to `late_days` (none: no limit) after its `end` (none: that day)
         (generator/rules/happens_now.py).
@@ -135,6 +157,7 @@ class Precondition(Strict):
     their: Through | None = None  # requires / forbids: the related row's own ref row must match this too
     when: Condition | list[Condition] | None = None  # the rule applies only when this holds (a list: all of them)
     aggregate: Aggregate | None = None  # aggregate: the number over the related rows
+    formula: Formula | None = None  # arithmetic: what `field` is compared with
     policy: str | None = Field(default=None, pattern=IDENT)  # the blueprint policy it was expanded from
     message: str = Field(default="", max_length=400, pattern=ONE_LINE)  # a policy's check defaults to its rule
 
@@ -252,4 +275,4 @@ def options_name_fields(entities: dict[str, Entity], entity: Entity, pre: Precon
 # libyaml's parser when the machine has it (parsing is most of a load; the constructor is the same
 
 
-__all__ = ["PRECONDITION_KINDS", "Aggregate", "Condition", "Precondition", "Through", "options_name_fields"]
+__all__ = ["PRECONDITION_KINDS", "Aggregate", "Condition", "Formula", "Precondition", "Through", "options_name_fields"]

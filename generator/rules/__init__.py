@@ -12,7 +12,8 @@ Adding a kind is adding its name here and a module named after it.
 
 # Every check kind, in the order the blueprint schema lists them.
 NAMES = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past", "ref_in",
-         "compare", "requires", "forbids", "time_window", "aggregate", "is_set", "happens_now")
+         "compare", "requires", "forbids", "time_window", "aggregate", "is_set", "happens_now",
+         "arithmetic")
 
 # Check options only some kinds read: option -> (those kinds, what the Blueprint model says when another has it).
 OPTION_OWNERS = {
@@ -27,6 +28,7 @@ OPTION_OWNERS = {
     "order": (("compare",), "belongs to an unscaled compare"),
     "or_via": (("compare",), "adds fields to the `via` of an unscaled == compare with another field"),
     "through": (("ref_in", "compare"), "is the first hop to the row a ref_in / compare reads (ref_field + other_field)"),
+    "formula": (("arithmetic",), "belongs to an arithmetic check: what its `field` is compared with"),
     "aggregate": (("aggregate",), "belongs to an aggregate check (and only one), which says what it works out in it"),
 }
 # Check options a kind cannot do without: kind -> {option: what the Blueprint model says when it is missing}.
@@ -34,4 +36,6 @@ REQUIRED_OPTIONS = {
     "is_set": {"field": "names the `field` that must have a value"},
     "happens_now": {"field": "names the `field` holding when the event takes place"},
     "aggregate": {"aggregate": "check (and only one) says what it works out in `aggregate`"},
+    "arithmetic": {"field": "names the `field` written", "op": "compares its `field` with `op`",
+                   "formula": "says what its field is compared with in `formula` (function and terms)"},
 }

@@ -277,6 +277,15 @@ class RuleKind:
         """(entity, field) of the related rows the check reads."""
         return []
 
+    def reads(self, bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, str]]:
+        """(entity, field) of the other rows a seed row's check reads, where the blueprint is needed to tell."""
+        return self.related_reads(pre)
+
+    def derived(self, bp: Blueprint, entity: Entity, pre: Precondition, fields: dict[str, Any],
+                tables: Tables) -> Any:
+        """The value the check ties the call's `field` to, given the other `fields` (None: it ties none)."""
+        return None
+
     def value_guard(self, pre: Precondition) -> tuple[str, list[str]] | None:
         """(field, allowed values): the check holds when the row's own field is one of the values."""
         return None

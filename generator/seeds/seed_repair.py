@@ -245,12 +245,16 @@ def _accept(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], 
 
 def _follow(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
     """Own fields a rule ties to a re-picked row, set to match it: a payout's amount and cost center are its
-    report's, an issue's material is its lot's."""
+    report's, an issue's material is its lot's, a charge is the new quantity x the item's unit cost."""
     out: dict[str, Any] = {}
     for group in ways_in(bp, entity, {**row, **change}):
         for way in group:
             for check in way.checks:
                 pre = check.pre
+                tied = kind(pre.kind).derived(bp, entity, pre, {**row, **change, **out}, tables)
+                if tied is not None and pre.field not in change:
+                    out[pre.field] = tied
+                    continue
                 if not compares(pre) or pre.op != "==" or pre.factor or pre.when is not None:
                     continue
                 if pre.via and pre.than and pre.field in change and pre.than not in change:

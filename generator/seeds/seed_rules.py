@@ -143,7 +143,7 @@ def _index(bp: Blueprint) -> _Index:
 def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, str]]:
     """(entity, field) pairs of other rows a check on a row of `entity` reads. Its own row's fields are left
     out, and so are counts among its own entity's rows (capacity, overlaps): both are seen by the row's own check."""
-    out = kind(pre.kind).related_reads(pre) if kind(pre.kind) is not None else []
+    out = kind(pre.kind).reads(bp, entity, pre) if kind(pre.kind) is not None else []
     if pre.their is not None:  # the related rows' ref, and the field of the row it names
         out += [(pre.entity, pre.their.ref_field),
                 (ref_entity(bp, bp.entity(pre.entity), pre.their.ref_field).name, pre.their.field)]

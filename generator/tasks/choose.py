@@ -148,8 +148,9 @@ class Chooser:
         for pre in op.preconditions:
             rule = rule_kind(pre.kind)
             have = rule.amount_cap(self.env.bp, entity, pre, fields, tables)
-            if have is not None:
-                out[rule.capped_amount(pre)] = have
+            if have is not None:  # the tightest of the caps on one amount (a balance, and its minimum kept)
+                name = rule.capped_amount(pre)
+                out[name] = min(have, out.get(name, have))
         return out
 
     def create_fields(self, op: Operation, tables: Tables, refs: dict[str, str],
@@ -214,6 +215,10 @@ class Chooser:
         """A value the rules tie to the referenced row (`compare ==`: a payout is the report's total) is that value."""
         entity = self.env.entity(op.entity)
         for pre in op.preconditions:
+            tied = rule_kind(pre.kind).derived(self.env.bp, entity, pre, fields, tables)
+            if tied is not None:  # a charge worked out from the quantity and the item's unit cost
+                fields[pre.field] = tied
+                continue
             if not compares(pre) or pre.op != "==" or not pre.ref_field or not pre.other_field \
                     or pre.field not in fields or pre.when is not None or pre.via or pre.through:
                 continue  # with via / through the two sides are fields of other rows: nothing to copy

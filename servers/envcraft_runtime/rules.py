@@ -328,6 +328,41 @@ def short_of(have: Any, need: Any, what: str, row_id: Any, field: str) -> Fact |
     return Fact(f"{what} {row_id} has {_label(field)} {_show(have)}, below the {_show(need)} needed", have)
 
 
+# The functions an arithmetic check works out, and how its fact writes each (quantity x unit cost).
+FORMULAS = {"product": " x ", "sum": " + ", "difference": " - "}
+
+
+def worked_out(function: str, terms: tuple[Any, ...]) -> float | None:
+    """`function` of the terms (a difference takes the later ones from the first), to the cent; None when a term
+    is missing or not a number."""
+    if not terms or any(isinstance(t, bool) or not isinstance(t, (int, float)) for t in terms):
+        return None
+    if function == "product":
+        value = 1.0
+        for term in terms:
+            value *= term
+    elif function == "sum":
+        value = float(sum(terms))
+    else:
+        value = terms[0] - sum(terms[1:])
+    return round(value, 2)
+
+
+def formula_fails(left: Any, op: str, function: str, terms: tuple[Any, ...], name: str,
+                  names: tuple[str, ...]) -> Fact | None:
+    """`name` (left) is not `op` the worked-out formula of the terms; money compares to the cent, so a left side
+    within half a cent of the value is equal to it. A missing side blocks nothing."""
+    right = worked_out(function, terms)
+    if right is None or isinstance(left, bool) or not isinstance(left, (int, float)):
+        return None
+    left_cents = round(left, 2)
+    if holds(left_cents, op, right):
+        return None
+    sign = FORMULAS[function]
+    shown = f"{sign.join(names)} = {sign.join(_show(t) for t in terms)} = {_show(right)}"
+    return Fact(f"{name} is {_show(left)}, not {COMPARISONS[op]} {shown}", left)
+
+
 # What an aggregate that fails `op` against the number it needs is, in words ("below the 4 needed").
 SHORT_OF = {">=": "below the {r} needed", ">": "not over {r}", "<=": "over the limit of {r}", "<": "not below {r}",
             "==": "not the {r} needed", "!=": "equal to {r}"}
@@ -383,6 +418,7 @@ def aggregate_fails(rows: list[dict[str, Any]], match: dict[str, Any], where: tu
 
 __all__ = [
     "COMPARISONS",
+    "FORMULAS",
     "INACTIVE",
     "POLICY_FILE",
     "POLICY_FORMAT",
@@ -395,6 +431,7 @@ __all__ = [
     "aggregate_value",
     "at_capacity",
     "comparison_fails",
+    "formula_fails",
     "holds",
     "ids_where",
     "in_past",
@@ -412,4 +449,5 @@ __all__ = [
     "short_of",
     "taken_by_other",
     "unset",
+    "worked_out",
 ]

@@ -32,7 +32,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import comparison_fails, holds, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import comparison_fails, formula_fails, holds, in_past, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -80,7 +80,7 @@ class Requisition:
     supply_item_id: str
     office_budget_id: str
     quantity: int
-    charge: float  # quantity x unit_cost, charged to the department budget
+    charge: float  # what the requisition costs the department budget
     requested_by: str
     deliver_to: str | None
     needed_by: str | None
@@ -233,7 +233,7 @@ def requisition_submit(
     SUPPLY_ITEMS.check_ref(tables, supply_item_id, "supply_item_id")
     OFFICE_BUDGETS.check_ref(tables, office_budget_id, "office_budget_id")
     check_range(quantity, field="quantity", low=1, high=30)
-    check_range(charge, field="charge", low=1, high=600)
+    check_range(charge, field="charge", low=0.8, high=3600)
     check_not_blank(requested_by, "requested_by")
     check_not_blank(deliver_to, "deliver_to")
     check_date(needed_by, "needed_by")
@@ -272,6 +272,25 @@ def requisition_submit(
         refuse(
             "toner_limit",
             rule="Toner (category `toner`) is limited to 2 cartridges per requisition; larger needs go through Procurement.",
+            fact=_block,
+        )
+    if _block := formula_fails(
+        _new.get("charge"),
+        op="==",
+        function="product",
+        terms=(
+            _new.get("quantity"),
+            field_of(tables, "supply_items", _new.get("supply_item_id"), "unit_cost"),
+        ),
+        name="charge",
+        names=(
+            "quantity",
+            "the supply item's unit cost",
+        ),
+    ):
+        refuse(
+            "charge_is_quantity_times_cost",
+            rule="A requisition's `charge` is its quantity x the item's unit_cost, to the cent.",
             fact=_block,
         )
     _other = row_of(tables, "office_budgets", _new.get("office_budget_id"))

@@ -30,12 +30,12 @@ INSTRUCTIONS = (
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
     "`supplies` CLI in the shell) and the file tools. Policies: [toner_limit] Toner (category `toner`) is "
-    "limited to 2 cartridges per requisition; larger needs go through Procurement. [judgement_1] Compute "
-    "`charge` as quantity x the item's unit_cost before submitting a requisition. [judgement_3] Check "
-    "stock first; if it is short, tell the requester and offer to place a restock order. "
-    "[supply_room_policy_1] Kitchen supplies are charged to Facilities (CC code of the Facilities "
-    "budget), never to the requesting team. [supply_room_policy_2] Budgets reset on the 1st of each "
-    "month; the budget owner may approve overspend in writing only. Call finish when done."
+    "limited to 2 cartridges per requisition; larger needs go through Procurement. "
+    "[charge_is_quantity_times_cost] A requisition's `charge` is its quantity x the item's unit_cost, to "
+    "the cent. [judgement_3] Check stock first; if it is short, tell the requester and offer to place a "
+    "restock order. [supply_room_policy_1] Kitchen supplies are charged to Facilities (CC code of the "
+    "Facilities budget), never to the requesting team. [supply_room_policy_2] Budgets reset on the 1st of "
+    "each month; the budget owner may approve overspend in writing only. Call finish when done."
 )
 
 

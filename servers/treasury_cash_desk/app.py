@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import formula_fails, in_past, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -246,6 +246,25 @@ def treasury_transfer_book(
             rule="the source account does not hold enough cash: fund it first or split the transfer",
             fact=_block,
         )
+    if _block := formula_fails(
+        _new.get("amount"),
+        op="<=",
+        function="difference",
+        terms=(
+            field_of(tables, "cash_accounts", _new.get("from_account_id"), "available_balance"),
+            field_of(tables, "cash_accounts", _new.get("from_account_id"), "minimum_balance"),
+        ),
+        name="amount",
+        names=(
+            "the cash account's available balance",
+            "the cash account's minimum balance",
+        ),
+    ):
+        refuse(
+            "transfer_keeps_minimum_balance",
+            rule="A transfer may not take its source account below its minimum_balance: the amount is at most the account's available_balance minus its minimum_balance.",
+            fact=_block,
+        )
     _target_from_account_id = target_row(tables, "cash_accounts", _new.get("from_account_id"), "cash account")
     _target_to_account_id = target_row(tables, "cash_accounts", _new.get("to_account_id"), "cash account")
     tables["treasury_transfers"].append(_new)
@@ -331,6 +350,25 @@ def outgoing_wire_initiate(
         refuse(
             "outgoing_wire_initiate.at_least",
             rule="insufficient available balance: book a funding transfer first",
+            fact=_block,
+        )
+    if _block := formula_fails(
+        _new.get("amount"),
+        op="<=",
+        function="difference",
+        terms=(
+            field_of(tables, "cash_accounts", _new.get("cash_account_id"), "available_balance"),
+            field_of(tables, "cash_accounts", _new.get("cash_account_id"), "minimum_balance"),
+        ),
+        name="amount",
+        names=(
+            "the cash account's available balance",
+            "the cash account's minimum balance",
+        ),
+    ):
+        refuse(
+            "wire_keeps_minimum_balance",
+            rule="A wire may not take its account below its minimum_balance: the amount is at most the account's available_balance minus its minimum_balance.",
             fact=_block,
         )
     _other = row_of(tables, "beneficiaries", _new.get("beneficiary_id"))

@@ -28,9 +28,12 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like cac-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] Wire from an account in the payment currency, and keep each account at or above its "
-    "minimum_balance after the move. [verified_beneficiaries_only] Wire only to verified beneficiaries. "
-    "Call finish when done."
+    "[judgement_1] Wire from an account in the payment currency. [transfer_keeps_minimum_balance] A "
+    "transfer may not take its source account below its minimum_balance: the amount is at most the "
+    "account's available_balance minus its minimum_balance. [wire_keeps_minimum_balance] A wire may not "
+    "take its account below its minimum_balance: the amount is at most the account's available_balance "
+    "minus its minimum_balance. [verified_beneficiaries_only] Wire only to verified beneficiaries. Call "
+    "finish when done."
 )
 
 
