@@ -286,6 +286,10 @@ class RuleKind:
         """The value the check ties the call's `field` to, given the other `fields` (None: it ties none)."""
         return None
 
+    def choices(self, bp: Blueprint, entity: Entity, pre: Precondition, field: str, tables: Tables) -> list[Any] | None:
+        """The values of the call's `field` the check lets through, when it keeps a list (None: it does not say)."""
+        return None
+
     def value_guard(self, pre: Precondition) -> tuple[str, list[str]] | None:
         """(field, allowed values): the check holds when the row's own field is one of the values."""
         return None

@@ -95,6 +95,10 @@ class Chooser:
         allowed = next(([typed(spec, v) for v in guard[1]] for p in op.preconditions for guard in [value_guard(p)]
                         if guard is not None and guard[0] == spec.name and op.kind == "create"), None)
         unique = spec.unique or any(unique_field(p) == spec.name for p in op.preconditions)
+        listed = next((c for p in op.preconditions
+                       for c in [rule_kind(p.kind).choices(self.env.bp, entity, p, spec.name, tables)] if c), None)
+        if listed:  # a period key the rule keeps to the open periods
+            return self.rng.choice([v for v in listed if v != current] or listed)
         if spec.type == "enum":
             choices = [v for v in (allowed or spec.values) if v != current] or list(allowed or spec.values)
             return self.rng.choice(choices)

@@ -363,6 +363,28 @@ def formula_fails(left: Any, op: str, function: str, terms: tuple[Any, ...], nam
     return Fact(f"{name} is {_show(left)}, not {COMPARISONS[op]} {shown}", left)
 
 
+def period_key(value: Any) -> Any:
+    """The period a value falls in: a date or a time its month (YYYY-MM), anything else as it is."""
+    if isinstance(value, str) and re.match(r"^\d{4}-\d{2}-\d{2}", value):
+        return value[:7]
+    return value
+
+
+def period_shut(rows: list[dict[str, Any]], key_field: str, value: Any, status_field: str, allowed: tuple[Any, ...],
+                what: str) -> Fact | None:
+    """The period `value` falls in (the row whose `key_field` is its key) is not open: its status is not among
+    `allowed`, or no such period is on file. No value blocks nothing."""
+    if value is None:
+        return None
+    key = period_key(value)
+    row = next((r for r in rows if r.get(key_field) == key), None)
+    if row is None:
+        return Fact(f"no {what} {_show(key)} is on file", key)
+    if row.get(status_field) in allowed:
+        return None
+    return Fact(f"{what} {_show(key)} ({row.get('id')}) is {_show(row.get(status_field))}", row.get(status_field))
+
+
 # What an aggregate that fails `op` against the number it needs is, in words ("below the 4 needed").
 SHORT_OF = {">=": "below the {r} needed", ">": "not over {r}", "<=": "over the limit of {r}", "<": "not below {r}",
             "==": "not the {r} needed", "!=": "equal to {r}"}
@@ -443,6 +465,8 @@ __all__ = [
     "order_fails",
     "outside_window",
     "overlapping",
+    "period_key",
+    "period_shut",
     "present_related",
     "refuse",
     "shifted",

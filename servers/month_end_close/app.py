@@ -21,7 +21,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import comparison_fails, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import comparison_fails, not_among, period_shut, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -29,6 +29,8 @@ GlAccountAccountType = Literal["asset", "liability", "equity", "revenue", "expen
 GL_ACCOUNT_ACCOUNT_TYPE: tuple[str, ...] = get_args(GlAccountAccountType)
 ReconciliationStatus = Literal["not_started", "in_progress", "prepared", "reviewed", "flagged"]
 RECONCILIATION_STATUS: tuple[str, ...] = get_args(ReconciliationStatus)
+AccountingPeriodStatus = Literal["open", "locked"]
+ACCOUNTING_PERIOD_STATUS: tuple[str, ...] = get_args(AccountingPeriodStatus)
 JournalEntryDirection = Literal["debit", "credit"]
 JOURNAL_ENTRY_DIRECTION: tuple[str, ...] = get_args(JournalEntryDirection)
 JournalEntryStatus = Literal["draft", "submitted", "posted", "reversed"]
@@ -63,6 +65,18 @@ class Reconciliation:
 
 
 ReconciliationPage = page_class(Reconciliation, "reconciliations")
+
+
+@dataclass
+class AccountingPeriod:
+    """A month of the books; a locked period takes no more entries."""
+
+    id: str
+    period: str
+    status: AccountingPeriodStatus
+
+
+AccountingPeriodPage = page_class(AccountingPeriod, "accounting periods")
 
 
 @dataclass
@@ -229,6 +243,33 @@ def reconciliation_flag(tables: Tables, reconciliation_id: str) -> Reconciliatio
     return as_record(Reconciliation, _row)
 
 
+# ---------------------------------------------------------------- accounting_periods
+
+
+@read
+def accounting_period_search(
+    tables: Tables,
+    period: str | None = None,
+    status: AccountingPeriodStatus | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> AccountingPeriodPage:
+    """Find accounting periods (months) and whether each is open or locked.
+
+    period matches any part of the text, ignoring case; other filters must match exactly. Returns at most
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
+    """
+    check_choice(status, field="status", choices=ACCOUNTING_PERIOD_STATUS)
+    _rows = [
+        _r
+        for _r in tables["accounting_periods"]
+        if (period is None or text_contains(_r.get("period"), period))
+        and (status is None or _r.get("status") == status)
+    ]
+    return page_of(AccountingPeriodPage, AccountingPeriod, _rows, limit, offset)
+
+
 # ---------------------------------------------------------------- journal_entries
 
 
@@ -296,6 +337,19 @@ def journal_entry_draft(
             rule="entry number already used: take the next free JE-2611-nnn number",
             fact=_block,
         )
+    if _block := period_shut(
+        tables["accounting_periods"],
+        key_field="period",
+        value=_new.get("period"),
+        status_field="status",
+        allowed=("open",),
+        what="accounting period",
+    ):
+        refuse(
+            "entries_in_open_period",
+            rule="Journal entries are drafted and posted only in an open accounting period: November (2026-11) is open, October is locked.",
+            fact=_block,
+        )
     tables["journal_entries"].append(_new)
     return as_record(JournalEntry, _new)
 
@@ -314,11 +368,25 @@ def journal_entry_submit(tables: Tables, journal_entry_id: str) -> JournalEntry:
 def journal_entry_post(tables: Tables, journal_entry_id: str) -> JournalEntry:
     """Post an approved entry to the ledger."""
     _row = JOURNAL_ENTRIES.find(tables, journal_entry_id)
+    _new = {**_row, "status": "posted"}
     if _block := not_among(_row, field="status", allowed=("submitted",), what="journal entry"):
         refuse(
             "journal_entry_post.status_in", rule="submit the entry (journal_entry_submit) before posting", fact=_block
         )
-    _row["status"] = "posted"
+    if _block := period_shut(
+        tables["accounting_periods"],
+        key_field="period",
+        value=_new.get("period"),
+        status_field="status",
+        allowed=("open",),
+        what="accounting period",
+    ):
+        refuse(
+            "entries_in_open_period",
+            rule="Journal entries are drafted and posted only in an open accounting period: November (2026-11) is open, October is locked.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(JournalEntry, _row)
 
 
@@ -385,6 +453,7 @@ OPERATIONS = app_operations(
         reconciliation_prepare,
         reconciliation_review,
         reconciliation_flag,
+        accounting_period_search,
         journal_entry_search,
         journal_entry_draft,
         journal_entry_submit,
