@@ -13,7 +13,7 @@ Adding a kind is adding its name here and a module named after it.
 # Every check kind, in the order the blueprint schema lists them.
 NAMES = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past", "ref_in",
          "compare", "requires", "forbids", "time_window", "aggregate", "is_set", "happens_now",
-         "arithmetic", "open_period")
+         "arithmetic", "open_period", "from_previous")
 
 # Check options only some kinds read: option -> (those kinds, what the Blueprint model says when another has it).
 OPTION_OWNERS = {

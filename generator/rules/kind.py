@@ -286,6 +286,10 @@ class RuleKind:
         """The value the check ties the call's `field` to, given the other `fields` (None: it ties none)."""
         return None
 
+    def carried(self, bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any]) -> dict[str, Any]:
+        """Fields a change of `row` writes for the check to hold (a failure's attempts one up); {}: none."""
+        return {}
+
     def choices(self, bp: Blueprint, entity: Entity, pre: Precondition, field: str, tables: Tables) -> list[Any] | None:
         """The values of the call's `field` the check lets through, when it keeps a list (None: it does not say)."""
         return None

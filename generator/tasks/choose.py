@@ -293,6 +293,8 @@ class Chooser:
                 continue
             fields[name] = self.value(op, spec, tables, current=row.get(name))
         self.times(op, fields, row)
+        for pre in op.preconditions:  # what the rules tie to the row's value before the change (attempts one up)
+            fields.update(rule_kind(pre.kind).carried(self.env.bp, entity, pre, row))
         return {k: v for k, v in fields.items() if v is not None and (v != row.get(k) or k in op.required)}
 
     def align(self, op: Operation, fields: dict[str, Any], fixed: str) -> None:

@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import at_capacity, comparison_fails, not_among, refuse
+from envcraft_runtime.rules import at_capacity, comparison_fails, not_among, off_previous, refuse
 
 TODAY = "2026-12-01"
 
@@ -255,16 +255,22 @@ def scan_batch_index(tables: Tables, scan_batch_id: str) -> ScanBatch:
 
 
 @write
-def scan_batch_fail(tables: Tables, scan_batch_id: str, error: str, attempts: int | None = None) -> ScanBatch:
+def scan_batch_fail(tables: Tables, scan_batch_id: str, error: str, attempts: int) -> ScanBatch:
     """Record a failure during scanning or OCR with its error."""
     _row = SCAN_BATCHES.find(tables, scan_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error), ("attempts", attempts)) if _v is not None}
     check_not_blank(error, "error")
     check_range(attempts, field="attempts", low=0, high=3)
+    _new = {**_row, **_changes, "status": "failed"}
     if _block := not_among(_row, field="status", allowed=("scanning", "ocr_pending"), what="scan batch"):
         refuse("scan_batch_fail.status_in", rule="only batches in progress can fail", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "failed"
+    if _block := off_previous(_new.get("attempts"), op="==", old=_row.get("attempts"), step=1, name="attempts"):
+        refuse(
+            "failure_counts_an_attempt",
+            rule="A failure is recorded with `attempts` one more than the batch had before it.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(ScanBatch, _row)
 
 

@@ -32,8 +32,9 @@ INSTRUCTIONS = (
     "file tools. Policies: [retry_within_attempts] A batch gets at most 3 attempts (field `attempts`): "
     "one that has used all 3 is not retried. [runbook_max_attempts] On a batch's 3rd failure dead-letter "
     "it and tell the records officer. [judgement_1] Read the error before retrying: the runbook says "
-    "which errors to retry, where, and when to dead-letter. [judgement_2] Record attempts+1 when a batch "
-    "fails. [scanning_runbook_1] Never queue on a station in `maintenance`. Call finish when done."
+    "which errors to retry, where, and when to dead-letter. [failure_counts_an_attempt] A failure is "
+    "recorded with `attempts` one more than the batch had before it. [scanning_runbook_1] Never queue on "
+    "a station in `maintenance`. Call finish when done."
 )
 
 

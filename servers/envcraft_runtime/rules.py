@@ -385,6 +385,17 @@ def period_shut(rows: list[dict[str, Any]], key_field: str, value: Any, status_f
     return Fact(f"{what} {_show(key)} ({row.get('id')}) is {_show(row.get(status_field))}", row.get(status_field))
 
 
+def off_previous(new: Any, op: str, old: Any, step: float, name: str) -> Fact | None:
+    """The value written (`new`) is not `op` the row's previous value plus `step`; a missing side blocks nothing."""
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (new, old)):
+        return None
+    right = old + step
+    if holds(new, op, right):
+        return None
+    return Fact(f"{name} is {_show(new)}, not {COMPARISONS[op]} its previous {_show(old)} + {_show(step)} = "
+                f"{_show(right)}", new)
+
+
 # What an aggregate that fails `op` against the number it needs is, in words ("below the 4 needed").
 SHORT_OF = {">=": "below the {r} needed", ">": "not over {r}", "<=": "over the limit of {r}", "<": "not below {r}",
             "==": "not the {r} needed", "!=": "equal to {r}"}
@@ -462,6 +473,7 @@ __all__ = [
     "none_equal",
     "not_among",
     "not_now",
+    "off_previous",
     "order_fails",
     "outside_window",
     "overlapping",
