@@ -119,6 +119,10 @@ class Precondition(Strict):
         >= its min_to_guarantee; an application's average unconflicted score >= 70).
     arithmetic: the row's `field` `op` the `formula` worked out from fields of the row and of rows it refers to
         (a charge == quantity x the item's unit cost; an amount <= the account's balance - its minimum balance).
+    listed: the row's `field` is the amount `listed` under its `key` field's value (damage at the listed price).
+    open_period: the row of `entity` whose `other_field` is our `field` (a date: its month) has its status among
+        `values` (no postings to a locked month).
+    from_previous: the value written to `field` `op` the row's value before the write + `value` (attempts one up).
     happens_now: the operation records the row's event (a check-in, a no-show), so today must fall from
         `early_days` before the day of its `field` to `late_days` (none: no limit) after its `end` (none: that day)
         (generator/rules/happens_now.py).
@@ -158,6 +162,8 @@ class Precondition(Strict):
     when: Condition | list[Condition] | None = None  # the rule applies only when this holds (a list: all of them)
     aggregate: Aggregate | None = None  # aggregate: the number over the related rows
     formula: Formula | None = None  # arithmetic: what `field` is compared with
+    key: str | None = Field(default=None, pattern=IDENT)  # listed: our field naming the kind a price is listed for
+    listed: dict[str, float] = Field(default_factory=dict)  # listed: kind -> the amount `field` must be
     policy: str | None = Field(default=None, pattern=IDENT)  # the blueprint policy it was expanded from
     message: str = Field(default="", max_length=400, pattern=ONE_LINE)  # a policy's check defaults to its rule
 
@@ -184,7 +190,7 @@ class Precondition(Strict):
             raise ValueError("a scaled comparison is an inequality")
         if self.through and not (self.ref_field and self.other_field):
             raise ValueError("`through` is the first hop to the row a ref_in / compare reads (ref_field + other_field)")
-        for v in self.values + list(self.match) + list(self.match.values()) + self.order:
+        for v in self.values + list(self.match) + list(self.match.values()) + self.order + list(self.listed):
             if not re.fullmatch(ONE_LINE, v):
                 raise ValueError(f"precondition value {v!r} must be one line of text")
         _options_fit(self)

@@ -13,7 +13,7 @@ Adding a kind is adding its name here and a module named after it.
 # Every check kind, in the order the blueprint schema lists them.
 NAMES = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past", "ref_in",
          "compare", "requires", "forbids", "time_window", "aggregate", "is_set", "happens_now",
-         "arithmetic", "open_period", "from_previous")
+         "arithmetic", "open_period", "from_previous", "listed")
 
 # Check options only some kinds read: option -> (those kinds, what the Blueprint model says when another has it).
 OPTION_OWNERS = {
@@ -29,6 +29,8 @@ OPTION_OWNERS = {
     "or_via": (("compare",), "adds fields to the `via` of an unscaled == compare with another field"),
     "through": (("ref_in", "compare"), "is the first hop to the row a ref_in / compare reads (ref_field + other_field)"),
     "formula": (("arithmetic",), "belongs to an arithmetic check: what its `field` is compared with"),
+    "key": (("listed",), "and `listed` belong to a listed check: the price list by kind"),
+    "listed": (("listed",), "and `key` belong to a listed check: the price list by kind"),
     "aggregate": (("aggregate",), "belongs to an aggregate check (and only one), which says what it works out in it"),
 }
 # Check options a kind cannot do without: kind -> {option: what the Blueprint model says when it is missing}.
@@ -36,6 +38,8 @@ REQUIRED_OPTIONS = {
     "is_set": {"field": "names the `field` that must have a value"},
     "happens_now": {"field": "names the `field` holding when the event takes place"},
     "aggregate": {"aggregate": "check (and only one) says what it works out in `aggregate`"},
+    "listed": {"field": "names the `field` whose amount is listed", "key": "names the `key` field the prices are listed by",
+               "listed": "lists the amounts by kind in `listed`"},
     "arithmetic": {"field": "names the `field` written", "op": "compares its `field` with `op`",
                    "formula": "says what its field is compared with in `formula` (function and terms)"},
 }

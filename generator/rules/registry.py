@@ -19,6 +19,7 @@ from envcraft.generator.rules import (
     from_previous,
     happens_now,
     is_set,
+    listed,
     no_overlap,
     not_in_past,
     open_period,
@@ -32,7 +33,7 @@ from envcraft.generator.rules.kind import RuleKind
 
 _MODULES = (status_in, field_equals, no_overlap, capacity, at_least, unique, not_in_past, ref_in, compare, requires,
             forbids, time_window, aggregate, is_set, happens_now, arithmetic,
-            open_period, from_previous)
+            open_period, from_previous, listed)
 _KINDS: dict[str, RuleKind] = {module.KIND.name: module.KIND for module in _MODULES}
 if set(_KINDS) != set(NAMES):  # a name without a module, or a module without a name in generator/rules/__init__.py
     raise ImportError(f"rule kinds and names differ: {sorted(set(_KINDS) ^ set(NAMES))}")

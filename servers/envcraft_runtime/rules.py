@@ -396,6 +396,17 @@ def off_previous(new: Any, op: str, old: Any, step: float, name: str) -> Fact | 
                 f"{_show(right)}", new)
 
 
+def off_list(value: Any, key: Any, listed: dict[str, float], name: str) -> Fact | None:
+    """`value` is not, to the cent, the amount `listed` for `key`; a kind the list does not name, or no value, blocks
+    nothing."""
+    if key is None or str(key) not in listed or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    price = listed[str(key)]
+    if abs(round(value, 2) - round(price, 2)) < 0.005:
+        return None
+    return Fact(f"{name} is {_show(value)}, not the {price:.2f} listed for {_show(key)}", value)
+
+
 # What an aggregate that fails `op` against the number it needs is, in words ("below the 4 needed").
 SHORT_OF = {">=": "below the {r} needed", ">": "not over {r}", "<=": "over the limit of {r}", "<": "not below {r}",
             "==": "not the {r} needed", "!=": "equal to {r}"}
@@ -473,6 +484,7 @@ __all__ = [
     "none_equal",
     "not_among",
     "not_now",
+    "off_list",
     "off_previous",
     "order_fails",
     "outside_window",

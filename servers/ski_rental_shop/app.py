@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import in_past, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import in_past, not_among, off_list, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -336,6 +336,24 @@ def damage_report_file(tables: Tables, rental_agreement_id: str, damage: str, ch
         "charge": charge,
         "status": "assessed",
     }
+    if _block := off_list(
+        _new.get("charge"),
+        key=_new.get("damage"),
+        listed={
+            "core shot on base": 60.0,
+            "bent edge": 90.0,
+            "broken binding toe piece": 180.0,
+            "cracked helmet shell": 75.0,
+            "lost pole": 35.0,
+            "delaminated topsheet": 220.0,
+        },
+        name="charge",
+    ):
+        refuse(
+            "damage_at_listed_price",
+            rule="Damage is filed at its listed charge: core shot on base 60.00, bent edge 90.00, broken binding toe piece 180.00, cracked helmet shell 75.00, lost pole 35.00, delaminated topsheet 220.00 (a waiver is applied afterwards with damage_report_waive).",
+            fact=_block,
+        )
     tables["damage_reports"].append(_new)
     return as_record(DamageReport, _new)
 

@@ -29,9 +29,10 @@ INSTRUCTIONS = (
     "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like rnt-0001: search first, then act on the "
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
     "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
-    "[judgement_1] Reserve from available inventory, set DIN from the fitting guide using the renter's "
-    "weight, type and age, and charge damage at the listed prices unless the waiver applies. Call finish "
-    "when done."
+    "[judgement_1] Set DIN from the fitting guide using the renter's weight, skier type and age. "
+    "[damage_at_listed_price] Damage is filed at its listed charge: core shot on base 60.00, bent edge "
+    "90.00, broken binding toe piece 180.00, cracked helmet shell 75.00, lost pole 35.00, delaminated "
+    "topsheet 220.00 (a waiver is applied afterwards with damage_report_waive). Call finish when done."
 )
 
 
