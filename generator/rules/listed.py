@@ -59,6 +59,8 @@ class Listed(RuleKind):
 
     def seed_world(self, bp: Blueprint, entity: Entity, pre: Precondition, tables: Tables,
                    rng: random.Random) -> None:
+        if pre.when is not None:  # which rows it applies to is the general repair's question
+            return
         for row in tables.get(entity.table, []):
             price = _price(entity, pre, row)
             if price is not None:
@@ -72,7 +74,7 @@ class Listed(RuleKind):
 
     def derived(self, bp: Blueprint, entity: Entity, pre: Precondition, fields: dict[str, Any],
                 tables: Tables) -> Any:
-        return None if pre.when is not None or pre.field not in fields else _price(entity, pre, fields)
+        return None if pre.field not in fields else _price(entity, pre, fields)  # the caller asks whether it applies
 
     def arranged(self, pre: Precondition) -> bool:
         return True

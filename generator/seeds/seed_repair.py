@@ -25,6 +25,7 @@ from envcraft.generator.seeds.seed_rules import (
     Check,
     Tables,
     Way,
+    applies,
     breaches,
     effect_status,
     fact,
@@ -252,7 +253,8 @@ def _follow(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], 
             for check in way.checks:
                 pre = check.pre
                 tied = kind(pre.kind).derived(bp, entity, pre, {**row, **change, **out}, tables)
-                if tied is not None and pre.field not in change:
+                if tied is not None and pre.field not in change \
+                        and applies(bp, entity, tables, pre, {**row, **change, **out}):
                     out[pre.field] = tied
                     continue
                 if not compares(pre) or pre.op != "==" or pre.factor or pre.when is not None:

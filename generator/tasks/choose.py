@@ -17,6 +17,7 @@ from envcraft.generator.rules.registry import kind as rule_kind
 from envcraft.generator.seeds import values
 from envcraft.generator.seeds.invariants import invariants
 from envcraft.generator.seeds.seed import guess_gen
+from envcraft.generator.seeds.seed_rules import applies
 from envcraft.generator.tasks.env import EnvSpec, Tables
 
 TIME = "%Y-%m-%dT%H:%M"
@@ -152,7 +153,7 @@ class Chooser:
         for pre in op.preconditions:
             rule = rule_kind(pre.kind)
             have = rule.amount_cap(self.env.bp, entity, pre, fields, tables)
-            if have is not None:  # the tightest of the caps on one amount (a balance, and its minimum kept)
+            if have is not None and applies(self.env.bp, entity, tables, pre, fields):  # the tightest of the caps on one amount (a balance, and its minimum kept)
                 name = rule.capped_amount(pre)
                 out[name] = min(have, out.get(name, have))
         return out
@@ -220,7 +221,7 @@ class Chooser:
         entity = self.env.entity(op.entity)
         for pre in op.preconditions:
             tied = rule_kind(pre.kind).derived(self.env.bp, entity, pre, fields, tables)
-            if tied is not None:  # a charge worked out from the quantity and the item's unit cost
+            if tied is not None and applies(self.env.bp, entity, tables, pre, fields):  # quantity x unit cost
                 fields[pre.field] = tied
                 continue
             if not compares(pre) or pre.op != "==" or not pre.ref_field or not pre.other_field \

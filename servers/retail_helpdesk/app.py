@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import not_among, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
+from envcraft_runtime.rules import comparison_fails, holds, not_among, off_list, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -364,6 +364,25 @@ def goodwill_credit_grant(
         tables["goodwill_credits"], field="support_ticket_id", value=_new.get("support_ticket_id"), own_id=_new["id"]
     ):
         refuse("goodwill_credit_grant.unique", rule="this ticket already received a goodwill credit", fact=_block)
+    if (
+        _block := off_list(
+            _new.get("amount"),
+            key=_new.get("reason"),
+            listed={"late delivery": 10.0, "damaged item": 15.0},
+            name="amount",
+        )
+    ) and holds(field_of(tables, "shoppers", _new.get("shopper_id"), "loyalty_tier"), op="!=", right="gold"):
+        refuse(
+            "support_playbook_3",
+            rule="A goodwill credit for late delivery is $10 and one for a damaged item $15 (a gold-tier shopper: see gold_tier_credit).",
+            fact=_block,
+        )
+    if (_block := comparison_fails(_new.get("amount"), op="==", right=20, name="amount", other="")) and holds(
+        field_of(tables, "shoppers", _new.get("shopper_id"), "loyalty_tier"), op="==", right="gold"
+    ):
+        refuse(
+            "gold_tier_credit", rule="A gold-tier shopper's goodwill credit is $20, whatever the reason.", fact=_block
+        )
     tables["goodwill_credits"].append(_new)
     return as_record(GoodwillCredit, _new)
 

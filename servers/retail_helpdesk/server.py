@@ -34,9 +34,9 @@ INSTRUCTIONS = (
     "[support_playbook_1] Only orders still in processing can be cancelled; a shipped order cannot. "
     "[support_playbook_1b] When a shopper asks to cancel a shipped order, explain it cannot be cancelled "
     "and offer a free return. [support_playbook_2] Address changes are only possible while the order is "
-    "processing. [support_playbook_3] Goodwill credits: $10 for late delivery, $15 for damaged items, $20 "
-    "for gold-tier shoppers. Never more than $40 and never more than one per ticket. Call finish when "
-    "done."
+    "processing. [support_playbook_3] A goodwill credit for late delivery is $10 and one for a damaged "
+    "item $15 (a gold-tier shopper: see gold_tier_credit). [gold_tier_credit] A gold-tier shopper's "
+    "goodwill credit is $20, whatever the reason. Call finish when done."
 )
 
 
