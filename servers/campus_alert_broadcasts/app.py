@@ -23,7 +23,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import at_capacity, holds, not_among, refuse
+from envcraft_runtime.rules import at_capacity, holds, not_among, present_related, refuse
 
 TODAY = "2026-12-01"
 
@@ -209,9 +209,22 @@ def campus_alert_broadcast(tables: Tables, campus_alert_id: str) -> CampusAlert:
 def campus_alert_issue_all_clear(tables: Tables, campus_alert_id: str) -> CampusAlert:
     """Close a broadcast alert with an all-clear."""
     _row = CAMPUS_ALERTS.find(tables, campus_alert_id)
+    _new = {**_row, "status": "all_clear"}
     if _block := not_among(_row, field="status", allowed=("broadcasting",), what="campus alert"):
         refuse("campus_alert_issue_all_clear.status_in", rule="only broadcasting alerts get an all-clear", fact=_block)
-    _row["status"] = "all_clear"
+    if _block := present_related(
+        tables["warden_acks"],
+        match={"campus_alert_id": _new.get("id")},
+        field="status",
+        allowed=("awaiting",),
+        what="warden ack",
+    ):
+        refuse(
+            "emergency_notification_plan_2",
+            rule="Issue the all-clear only when no warden of the alert is still awaiting: each has acknowledged or asked for help.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(CampusAlert, _row)
 
 

@@ -36,8 +36,8 @@ INSTRUCTIONS = (
     "alerts go out on sms, push, email, signage, siren and desktop channels. [siren_outdoor_only] The "
     "siren is for outdoor threats only. [channels_warning] Warning alerts go out on sms, push, email and "
     "signage channels. [channels_advisory] Advisory alerts go out on email and push channels. "
-    "[emergency_notification_plan_2] Issue the all-clear only after every warden of the affected campus "
-    "has acknowledged or been contacted. Call finish when done."
+    "[emergency_notification_plan_2] Issue the all-clear only when no warden of the alert is still "
+    "awaiting: each has acknowledged or asked for help. Call finish when done."
 )
 
 
