@@ -114,3 +114,32 @@ def test_a_malformed_formula_is_refused_when_the_blueprint_is_read(formula, says
     policy["check"]["formula"] = formula
     with pytest.raises(ValidationError, match=says):
         Blueprint.model_validate(raw)
+
+
+def test_a_number_term_keeps_a_reserve_and_the_rule_applies_only_where_its_when_holds(tmp_path):
+    """biobank_freezer_inventory biobank_sop_3: a banked plasma specimen of 400 ul keeps 100 ul, so 300.01 is
+    refused and 300 released; a reserved one may be drawn below the reserve."""
+    bp = load_blueprint(BLUEPRINTS / "biobank_freezer_inventory.yaml")
+    folder, module = _compiled(bp, tmp_path)
+    state = json.loads(_state(folder).read_text())
+    banked, reserved = state["biobank_specimens"][:2]
+    for row, status in ((banked, "banked"), (reserved, "reserved")):
+        row.update(specimen_type="plasma", consent_scope="general_research", volume_ul=400.0, status=status)
+    _state(folder).write_text(json.dumps(state))
+    call = {"requesting_study": "NEURO-AGE"}
+
+    async def main():
+        async with Client(module.build_server(folder / "seed")) as client:
+            refused = await client.call_tool("aliquot_release_request",
+                                             {**call, "biobank_specimen_id": banked["id"], "volume_ul": 300.01})
+            text = refused.content[0].text
+            assert refused.is_error and "(rule biobank_sop_3:" in text, text
+            assert "= 400 - 100 = 300" in text, text
+            for row, amount in ((banked, 300.0), (reserved, 350.0)):
+                done = await client.call_tool("aliquot_release_request",
+                                              {**call, "biobank_specimen_id": row["id"], "volume_ul": amount})
+                assert not done.is_error, done.content[0].text
+
+    anyio.run(main)
+    left = {s["id"]: s["volume_ul"] for s in json.loads(_state(folder).read_text())["biobank_specimens"]}
+    assert (left[banked["id"]], left[reserved["id"]]) == (100.0, 50.0)

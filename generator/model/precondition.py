@@ -59,13 +59,13 @@ class Aggregate(Strict):
         return self
 
 
-TERM = r"^[a-z][a-z0-9_]{0,40}(\.[a-z][a-z0-9_]{0,40})?$"
+TERM = r"^([a-z][a-z0-9_]{0,40}(\.[a-z][a-z0-9_]{0,40})?|\d{1,9}(\.\d{1,4})?)$"
 
 
 class Formula(Strict):
     """What an `arithmetic` check works out: `function` of the terms `of`, each a field of the row (`quantity`)
-    or `ref_field.field`, a field of the row a ref field of ours points at (`supply_item_id.unit_cost`). A
-    difference takes the later terms from the first."""
+    or `ref_field.field`, a field of the row a ref field of ours points at (`supply_item_id.unit_cost`), or a number
+    (`100`: a reserve kept). A difference takes the later terms from the first."""
 
     function: Literal["product", "sum", "difference"]
     of: list[str] = Field(min_length=2, max_length=4)
@@ -74,8 +74,8 @@ class Formula(Strict):
     def _terms(self) -> Formula:
         for term in self.of:
             if not re.fullmatch(TERM, term):
-                raise ValueError(f"formula term {term!r}: write a field of the row (quantity) or ref_field.field "
-                                 "(supply_item_id.unit_cost)")
+                raise ValueError(f"formula term {term!r}: write a field of the row (quantity), ref_field.field "
+                                 "(supply_item_id.unit_cost) or a number (100)")
         return self
 
 

@@ -29,8 +29,14 @@ NUMBERS = ("int", "float")
 
 
 def terms(pre: Precondition) -> list[tuple[str | None, str]]:
-    """(ref field or None, field) of each term: `supply_item_id.unit_cost` -> (supply_item_id, unit_cost)."""
-    return [tuple(t.split(".", 1)) if "." in t else (None, t) for t in pre.formula.of]  # type: ignore[misc]
+    """(ref field or None, field) of each term: `supply_item_id.unit_cost` -> (supply_item_id, unit_cost); a number
+    is (None, "100")."""
+    return [(None, t) if _number(t) else tuple(t.split(".", 1)) if "." in t else (None, t)  # type: ignore[misc]
+            for t in pre.formula.of]
+
+
+def _number(term: str) -> bool:
+    return term[:1].isdigit()
 
 
 def _holder(bp: Blueprint, entity: Entity, ref: str | None) -> Entity:
@@ -39,7 +45,7 @@ def _holder(bp: Blueprint, entity: Entity, ref: str | None) -> Entity:
 
 def _names(bp: Blueprint, entity: Entity, pre: Precondition) -> tuple[str, ...]:
     """The terms in words: quantity, the supply item's unit cost."""
-    return tuple(field.replace("_", " ") if ref is None else
+    return tuple(field if _number(field) else field.replace("_", " ") if ref is None else
                  f"the {_holder(bp, entity, ref).name.replace('_', ' ')}'s {field.replace('_', ' ')}"
                  for ref, field in terms(pre))
 
@@ -49,7 +55,7 @@ def _values(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], 
     out = []
     for ref, field in terms(pre):
         if ref is None:
-            out.append(row.get(field))
+            out.append(float(field) if _number(field) else row.get(field))
             continue
         table = _holder(bp, entity, ref).table
         there = next((r for r in tables.get(table, []) if row.get(ref) is not None and r.get("id") == row.get(ref)), None)
@@ -90,6 +96,8 @@ class Arithmetic(RuleKind):
         if entity.field(pre.field).type not in NUMBERS:
             out.append(f"{where} writes `{pre.field}`, which is not a number")
         for ref, field in terms(pre):
+            if _number(field):
+                continue
             if ref is not None and entity.field(ref).type != "ref":
                 out.append(f"{where}: formula term {ref}.{field} needs {ref} to be a ref field of {entity.name}")
                 continue
@@ -103,13 +111,13 @@ class Arithmetic(RuleKind):
 
     def reads(self, bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, str]]:
         """The referenced rows' fields a seed row's check reads (a new unit cost re-checks the charges)."""
-        if not self.checks_seed(entity, pre):
+        if not self.checks_seed(entity, pre) or pre.when is not None:  # `when`: the general repair's question
             return []
         return [(_holder(bp, entity, ref).name, field) for ref, field in terms(pre) if ref is not None]
 
     def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, emit: Emit) -> tuple[str | None, str]:
         lit = emit.lit
-        parts = [f"_new.get({lit(field)})" if ref is None else
+        parts = [lit(float(field)) if _number(field) else f"_new.get({lit(field)})" if ref is None else
                  f"field_of(tables, {lit(_holder(bp, entity, ref).table)}, _new.get({lit(ref)}), {lit(field)})"
                  for ref, field in terms(pre)]
         values = "(" + ", ".join(parts) + ",)"
@@ -148,7 +156,7 @@ class Arithmetic(RuleKind):
     def seed_world(self, bp: Blueprint, entity: Entity, pre: Precondition, tables: Tables,
                    rng: random.Random) -> None:
         """Each drawn row that breaks the rule gets the worked-out value (a charge of quantity x unit cost)."""
-        if not self.checks_seed(entity, pre):
+        if not self.checks_seed(entity, pre) or pre.when is not None:  # `when`: the general repair's question
             return
         for row in tables.get(entity.table, []):
             if not self.holds(bp, entity, tables, row, pre):
@@ -166,7 +174,7 @@ class Arithmetic(RuleKind):
                 tables: Tables) -> Any:
         """What a task writes in the field: the worked-out value an equality ties it to (None: the rule does not
         fix it)."""
-        if pre.op != "==" or pre.when is not None or pre.field not in fields:
+        if pre.op != "==" or pre.field not in fields:  # the caller asks whether it applies
             return None
         return self.own_value(bp, entity, tables, fields, pre)
 
@@ -177,7 +185,7 @@ class Arithmetic(RuleKind):
                    tables: Tables) -> float | None:
         """The most the field may be (an amount at most the balance above the minimum); None when a term is
         unknown yet."""
-        if pre.op not in ("<", "<=") or pre.when is not None:
+        if pre.op not in ("<", "<="):  # whether it applies is the caller's question
             return None
         worked = value(bp, entity, tables, fields, pre)
         return None if worked is None else worked - (0.01 if pre.op == "<" else 0)

@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import at_capacity, holds, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import at_capacity, formula_fails, holds, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -380,6 +380,40 @@ def aliquot_release_request(
         refuse(
             "biobank_sop_2",
             rule="`disease_specific` consent covers only CARDIO-2026 and DIAB-GEN; `general_research` covers every study.",
+            fact=_block,
+        )
+    if (
+        (
+            _block := formula_fails(
+                _new.get("volume_ul"),
+                op="<=",
+                function="difference",
+                terms=(
+                    field_of(tables, "biobank_specimens", _new.get("biobank_specimen_id"), "volume_ul"),
+                    100,
+                ),
+                name="volume ul",
+                names=(
+                    "the biobank specimen's volume ul",
+                    "100",
+                ),
+            )
+        )
+        and (
+            field_of(tables, "biobank_specimens", _new.get("biobank_specimen_id"), "specimen_type")
+            in ("plasma", "serum")
+        )
+        and (
+            holds(
+                field_of(tables, "biobank_specimens", _new.get("biobank_specimen_id"), "status"),
+                op="!=",
+                right="reserved",
+            )
+        )
+    ):
+        refuse(
+            "biobank_sop_3",
+            rule="Keep at least 100 ul of every plasma/serum specimen as a reserve unless the specimen's status is reserved: a release is at most its volume_ul minus 100.",
             fact=_block,
         )
     _target_biobank_specimen_id = target_row(

@@ -28,14 +28,13 @@ INSTRUCTIONS = (
     "retired. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have "
     "ids like frz-0001: search first, then act on the id. A failed write changes nothing, and a refusal "
     "names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). "
-    "Use the domain tools and the file tools. Policies: [judgement_1] Before a release, check "
-    "consent_scope against the study and the remaining volume; keep the reserve the SOP requires. "
-    "[biobank_sop_1] Never release from a specimen whose consent_scope is `withdrawn`; such specimens are "
-    "destroyed within 30 days. [biobank_sop_2] `disease_specific` consent covers only CARDIO-2026 and "
-    "DIAB-GEN; `general_research` covers every study. [store_fluids_at_minus_80] Plasma, serum and "
-    "whole_blood are stored at minus_80. [store_tissue_cryogenic] Tissue is stored at minus_150 or "
-    "ln2_vapour. [biobank_sop_3] Keep at least 100 ul of every plasma/serum specimen as a reserve unless "
-    "the specimen is reserved for the study. Call finish when done."
+    "Use the domain tools and the file tools. Policies: [biobank_sop_1] Never release from a specimen "
+    "whose consent_scope is `withdrawn`; such specimens are destroyed within 30 days. [biobank_sop_2] "
+    "`disease_specific` consent covers only CARDIO-2026 and DIAB-GEN; `general_research` covers every "
+    "study. [store_fluids_at_minus_80] Plasma, serum and whole_blood are stored at minus_80. "
+    "[store_tissue_cryogenic] Tissue is stored at minus_150 or ln2_vapour. [biobank_sop_3] Keep at least "
+    "100 ul of every plasma/serum specimen as a reserve unless the specimen's status is reserved: a "
+    "release is at most its volume_ul minus 100. Call finish when done."
 )
 
 
