@@ -23,7 +23,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import at_capacity, holds, not_among, refuse
+from envcraft_runtime.rules import at_capacity, holds, not_among, off_previous, refuse
 
 TODAY = "2026-12-01"
 
@@ -307,6 +307,10 @@ def transcode_job_retry(tables: Tables, transcode_job_id: str, encoder_node_id: 
         tables["transcode_jobs"], row=_new, ref_field="encoder_node_id", status="status", capacity=_capacity
     ):
         refuse("transcode_job_retry.capacity", rule="the target node is at its job limit", fact=_block)
+    if _block := off_previous(_new.get("attempt"), op="==", old=_row.get("attempt"), step=1, name="attempt"):
+        refuse(
+            "retry_bumps_attempt", rule="A retry records `attempt` one more than the job had before it.", fact=_block
+        )
     _other = row_of(tables, "encoder_nodes", _new.get("encoder_node_id"))
     if _block := not_among(_other, field="state", allowed=("healthy",), what="encoder node"):
         refuse("transcode_runbook_2", rule="Never submit or retry onto a `degraded` or `offline` node.", fact=_block)

@@ -30,10 +30,11 @@ INSTRUCTIONS = (
     "times YYYY-MM-DDTHH:MM. Records have ids like upl-0001: search first, then act on the id. A failed "
     "write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: [judgement_1] "
-    "Read the job's error_code and follow the runbook: retry on the right GPU with attempt+1, or "
-    "dead-letter. [transcode_runbook_1] At most 3 attempts; the 4th failure goes to dead_letter "
-    "regardless of error. [transcode_runbook_2] Never submit or retry onto a `degraded` or `offline` "
-    "node. [transcode_runbook_3] Hls_4k only on nvidia_a10g or nvidia_l4 nodes. Call finish when done."
+    "Read the job's error_code and follow the runbook: retry on the right GPU, or dead-letter. "
+    "[retry_bumps_attempt] A retry records `attempt` one more than the job had before it. "
+    "[transcode_runbook_1] At most 3 attempts; the 4th failure goes to dead_letter regardless of error. "
+    "[transcode_runbook_2] Never submit or retry onto a `degraded` or `offline` node. "
+    "[transcode_runbook_3] Hls_4k only on nvidia_a10g or nvidia_l4 nodes. Call finish when done."
 )
 
 
