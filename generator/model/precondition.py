@@ -122,6 +122,8 @@ class Precondition(Strict):
     listed: the row's `field` is the amount `listed` under its `key` field's value (damage at the listed price).
     open_period: the row of `entity` whose `other_field` is our `field` (a date: its month) has its status among
         `values` (no postings to a locked month).
+    within_days: the days from the ref_field row's `other_field` (or our `than`) to our `field` (none: today) are
+        `op` `span_days` (a return within 30 days of the purchase).
     from_previous: the value written to `field` `op` the row's value before the write + `value` (attempts one up).
     happens_now: the operation records the row's event (a check-in, a no-show), so today must fall from
         `early_days` before the day of its `field` to `late_days` (none: no limit) after its `end` (none: that day)
@@ -164,6 +166,7 @@ class Precondition(Strict):
     formula: Formula | None = None  # arithmetic: what `field` is compared with
     key: str | None = Field(default=None, pattern=IDENT)  # listed: our field naming the kind a price is listed for
     listed: dict[str, float] = Field(default_factory=dict)  # listed: kind -> the amount `field` must be
+    span_days: int | None = Field(default=None, ge=0, le=3660)  # within_days: the days between two dates
     policy: str | None = Field(default=None, pattern=IDENT)  # the blueprint policy it was expanded from
     message: str = Field(default="", max_length=400, pattern=ONE_LINE)  # a policy's check defaults to its rule
 

@@ -13,7 +13,7 @@ Adding a kind is adding its name here and a module named after it.
 # Every check kind, in the order the blueprint schema lists them.
 NAMES = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past", "ref_in",
          "compare", "requires", "forbids", "time_window", "aggregate", "is_set", "happens_now",
-         "arithmetic", "open_period", "from_previous", "listed")
+         "arithmetic", "open_period", "from_previous", "listed", "within_days")
 
 # Check options only some kinds read: option -> (those kinds, what the Blueprint model says when another has it).
 OPTION_OWNERS = {
@@ -31,6 +31,7 @@ OPTION_OWNERS = {
     "formula": (("arithmetic",), "belongs to an arithmetic check: what its `field` is compared with"),
     "key": (("listed",), "and `listed` belong to a listed check: the price list by kind"),
     "listed": (("listed",), "and `key` belong to a listed check: the price list by kind"),
+    "span_days": (("within_days",), "belongs to a within_days check: the days between two dates"),
     "aggregate": (("aggregate",), "belongs to an aggregate check (and only one), which says what it works out in it"),
 }
 # Check options a kind cannot do without: kind -> {option: what the Blueprint model says when it is missing}.
@@ -40,6 +41,7 @@ REQUIRED_OPTIONS = {
     "aggregate": {"aggregate": "check (and only one) says what it works out in `aggregate`"},
     "listed": {"field": "names the `field` whose amount is listed", "key": "names the `key` field the prices are listed by",
                "listed": "lists the amounts by kind in `listed`"},
+    "within_days": {"op": "compares the days between the dates with `op`", "span_days": "names the number of days in `span_days`"},
     "arithmetic": {"field": "names the `field` written", "op": "compares its `field` with `op`",
                    "formula": "says what its field is compared with in `formula` (function and terms)"},
 }

@@ -28,12 +28,13 @@ from envcraft.generator.rules import (
     status_in,
     time_window,
     unique,
+    within_days,
 )
 from envcraft.generator.rules.kind import RuleKind
 
 _MODULES = (status_in, field_equals, no_overlap, capacity, at_least, unique, not_in_past, ref_in, compare, requires,
             forbids, time_window, aggregate, is_set, happens_now, arithmetic,
-            open_period, from_previous, listed)
+            open_period, from_previous, listed, within_days)
 _KINDS: dict[str, RuleKind] = {module.KIND.name: module.KIND for module in _MODULES}
 if set(_KINDS) != set(NAMES):  # a name without a module, or a module without a name in generator/rules/__init__.py
     raise ImportError(f"rule kinds and names differ: {sorted(set(_KINDS) ^ set(NAMES))}")

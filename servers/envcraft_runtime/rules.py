@@ -407,6 +407,19 @@ def off_list(value: Any, key: Any, listed: dict[str, float], name: str) -> Fact 
     return Fact(f"{name} is {_show(value)}, not the {price:.2f} listed for {_show(key)}", value)
 
 
+def days_apart(later: Any, earlier: Any, op: str, days: int, name: str, other: str) -> Fact | None:
+    """The days from `earlier` to `later` (dates or times, by their day) are not `op` `days`; a missing or
+    unreadable date blocks nothing."""
+    try:
+        gap = (date.fromisoformat(str(later)[:10]) - date.fromisoformat(str(earlier)[:10])).days
+    except ValueError:
+        return None
+    if later is None or earlier is None or holds(gap, op, days):
+        return None
+    return Fact(f"{name} ({str(later)[:10]}) is {gap} days after {other} ({str(earlier)[:10]}), not {COMPARISONS[op]} "
+                f"{days}", gap)
+
+
 # What an aggregate that fails `op` against the number it needs is, in words ("below the 4 needed").
 SHORT_OF = {">=": "below the {r} needed", ">": "not over {r}", "<=": "over the limit of {r}", "<": "not below {r}",
             "==": "not the {r} needed", "!=": "equal to {r}"}
@@ -475,6 +488,7 @@ __all__ = [
     "aggregate_value",
     "at_capacity",
     "comparison_fails",
+    "days_apart",
     "formula_fails",
     "holds",
     "ids_where",

@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import not_among, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
+from envcraft_runtime.rules import days_apart, holds, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -176,6 +176,36 @@ def rma_request(tables: Tables, purchase_id: str, reason: RmaReason) -> Rma:
     }
     if _block := taken_by_other(tables["rmas"], field="purchase_id", value=_new.get("purchase_id"), own_id=_new["id"]):
         refuse("rma_request.unique", rule="this purchase already has an RMA: continue that one", fact=_block)
+    if (
+        _block := days_apart(
+            TODAY,
+            earlier=field_of(tables, "purchases", _new.get("purchase_id"), "purchased_on"),
+            op="<=",
+            days=30,
+            name="today",
+            other="the purchase's purchased on",
+        )
+    ) and holds(_new.get("reason"), op="!=", right="defective"):
+        refuse(
+            "return_policy_1",
+            rule="A return is requested within 30 days of the purchase (a defective item: see defective_return_window).",
+            fact=_block,
+        )
+    if (
+        _block := days_apart(
+            TODAY,
+            earlier=field_of(tables, "purchases", _new.get("purchase_id"), "purchased_on"),
+            op="<=",
+            days=60,
+            name="today",
+            other="the purchase's purchased on",
+        )
+    ) and holds(_new.get("reason"), op="==", right="defective"):
+        refuse(
+            "defective_return_window",
+            rule="A defective item may be returned within 60 days of the purchase.",
+            fact=_block,
+        )
     tables["rmas"].append(_new)
     return as_record(Rma, _new)
 

@@ -29,8 +29,9 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like pur-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
-    "file tools. Policies: [return_policy_1] Returns accepted within 30 days of purchase (60 days for "
-    "defective items). Call finish when done."
+    "file tools. Policies: [return_policy_1] A return is requested within 30 days of the purchase (a "
+    "defective item: see defective_return_window). [defective_return_window] A defective item may be "
+    "returned within 60 days of the purchase. Call finish when done."
 )
 
 

@@ -1,0 +1,58 @@
+"""The `within_days` check kind: the days from one date to another (or to today) against a number of days.
+Through the real returns_rma_center server (today 2026-12-01): a changed-mind return of a purchase 31 days old is
+refused citing the rule and the count of days, one 30 days old goes through, and a defective item 45 days old is
+inside its own 60-day window; the runtime helper counts days between times by their day."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+from envcraft.generator.compile.compiler import compile_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
+from envcraft.registry.catalog import Environment
+from envcraft.registry.launch import load_server_module
+from envcraft.registry.manifest import read_manifest
+from envcraft_runtime.rules import days_apart
+from mcp import Client
+
+
+def _compiled(bp: Blueprint, tmp_path):
+    folder = compile_blueprint(bp, tmp_path / bp.id)
+    manifest = read_manifest(folder)
+    return folder, load_server_module(Environment(manifest.env.env_id, folder, manifest))
+
+
+def test_a_return_is_requested_within_its_window_of_the_purchase(tmp_path):
+    bp = load_blueprint(BLUEPRINTS / "returns_rma_center.yaml")
+    assert bp.today == "2026-12-01"
+    folder, module = _compiled(bp, tmp_path)
+    path = folder / "seed" / ".app" / "state.json"
+    state = json.loads(path.read_text())
+    taken = {r["purchase_id"] for r in state["rmas"]}
+    old, fresh, broken = [p for p in state["purchases"] if p["id"] not in taken][:3]
+    old["purchased_on"], fresh["purchased_on"], broken["purchased_on"] = "2026-10-31", "2026-11-01", "2026-10-17"
+    path.write_text(json.dumps(state))
+
+    async def main():
+        async with Client(module.build_server(folder / "seed")) as client:
+            refused = await client.call_tool("rma_request", {"purchase_id": old["id"], "reason": "changed_mind"})
+            text = refused.content[0].text
+            assert refused.is_error and "(rule return_policy_1:" in text, text
+            assert "today (2026-12-01) is 31 days after the purchase's purchased on (2026-10-31), not at most 30" in text
+            for purchase, reason in ((fresh, "changed_mind"), (broken, "defective")):
+                done = await client.call_tool("rma_request", {"purchase_id": purchase["id"], "reason": reason})
+                assert not done.is_error, done.content[0].text
+
+    anyio.run(main)
+    opened = {r["purchase_id"] for r in json.loads(path.read_text())["rmas"]} - taken
+    assert opened == {fresh["id"], broken["id"]}
+
+
+@pytest.mark.parametrize("later, earlier, op, days, blocked", [
+    ("2026-12-01", "2026-11-01", "<=", 30, False), ("2026-12-01", "2026-10-31", "<=", 30, True),
+    ("2026-12-15T08:00", "2026-12-01T17:30", ">=", 14, False), ("2026-12-14", "2026-12-01", ">=", 14, True),
+    (None, "2026-12-01", "<=", 3, False)])
+def test_days_are_counted_by_the_day(later, earlier, op, days, blocked):
+    assert (days_apart(later, earlier, op, days, "a", "b") is not None) == blocked
