@@ -33,7 +33,7 @@ REASONS = (  # (reason, wording that marks it), first match wins
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
 PINNED = {"tone": 10, "tells_someone": 73, "retry_and_errors": 32, "order_of_work": 115, "ranking": 19,
-          "computation": 65, "exception_not_recorded": 16, "not_yet_checked": 56}
+          "computation": 64, "exception_not_recorded": 16, "not_yet_checked": 56}
 
 NO_FIELD = "an exception no field records: "
 FOLLOW_UP = "a follow-up to do, not a call to refuse: "

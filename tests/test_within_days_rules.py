@@ -56,3 +56,35 @@ def test_a_return_is_requested_within_its_window_of_the_purchase(tmp_path):
     (None, "2026-12-01", "<=", 3, False)])
 def test_days_are_counted_by_the_day(later, earlier, op, days, blocked):
     assert (days_apart(later, earlier, op, days, "a", "b") is not None) == blocked
+
+
+def test_a_count_from_today_to_our_date_keeps_production_effectivity_14_days_out(tmp_path):
+    """engineering_change_orders eco_procedure_2: approving (today, 2026-12-01) an ECO of a production part that
+    takes effect 2026-12-14 is refused (13 days); 2026-12-15 goes through; a prototype part's ECO is not held."""
+    bp = load_blueprint(BLUEPRINTS / "engineering_change_orders.yaml")
+    folder, module = _compiled(bp, tmp_path)
+    path = folder / "seed" / ".app" / "state.json"
+    state = json.loads(path.read_text())
+    parts = {p["id"]: p for p in state["engineering_parts"]}
+    soon, later, prototype = state["change_orders"][:3]
+    for eco, lifecycle, day in ((soon, "production", "2026-12-14"), (later, "production", "2026-12-15"),
+                                (prototype, "prototype", "2026-12-02")):
+        eco.update(status="in_review", effectivity_date=day, engineering_part_id=f"part-{eco['id']}")
+        parts[eco["engineering_part_id"]] = {**next(iter(parts.values())), "id": eco["engineering_part_id"],
+                                             "lifecycle": lifecycle}
+    state["engineering_parts"] = list(parts.values())
+    state["approval_signoffs"] = [s for s in state["approval_signoffs"]
+                                  if s["change_order_id"] not in {soon["id"], later["id"], prototype["id"]}]
+    path.write_text(json.dumps(state))
+
+    async def main():
+        async with Client(module.build_server(folder / "seed")) as client:
+            refused = await client.call_tool("change_order_approve", {"change_order_id": soon["id"]})
+            text = refused.content[0].text
+            assert refused.is_error and "(rule eco_procedure_2:" in text, text
+            assert "effectivity date (2026-12-14) is 13 days after today (2026-12-01), not at least 14" in text, text
+            for eco in (later, prototype):
+                done = await client.call_tool("change_order_approve", {"change_order_id": eco["id"]})
+                assert not done.is_error, done.content[0].text
+
+    anyio.run(main)

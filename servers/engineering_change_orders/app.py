@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, present_related, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
+from envcraft_runtime.rules import days_apart, holds, in_past, not_among, present_related, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -235,6 +235,18 @@ def change_order_approve(tables: Tables, change_order_id: str) -> ChangeOrder:
         refuse(
             "approve_only_with_signoffs_approved",
             rule="The board approves only when every sign-off requested is approved (none pending or rejected).",
+            fact=_block,
+        )
+    if (
+        _block := days_apart(
+            _new.get("effectivity_date"), earlier=TODAY, op=">=", days=14, name="effectivity date", other="today"
+        )
+    ) and holds(
+        field_of(tables, "engineering_parts", _new.get("engineering_part_id"), "lifecycle"), op="==", right="production"
+    ):
+        refuse(
+            "eco_procedure_2",
+            rule="Production parts need at least 14 days between approval and effectivity: the board approves an ECO of a production part only when its effectivity_date is 14 or more days away.",
             fact=_block,
         )
     _row.update(_new)

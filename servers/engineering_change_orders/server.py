@@ -34,7 +34,8 @@ INSTRUCTIONS = (
     "[approve_only_with_signoffs_approved] The board approves only when every sign-off requested is "
     "approved (none pending or rejected). [implement_only_with_documents_updated] Implement only when "
     "every affected document is updated. [eco_procedure_2] Production parts need at least 14 days between "
-    "approval and effectivity. Call finish when done."
+    "approval and effectivity: the board approves an ECO of a production part only when its "
+    "effectivity_date is 14 or more days away. Call finish when done."
 )
 
 
