@@ -54,8 +54,8 @@ class WithinDays(RuleKind):
     needs = ("op", "span_days")
 
     def problems(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, where: str) -> list[str]:
-        if pre.than is not None and pre.ref_field is not None or bool(pre.ref_field) != bool(pre.other_field) \
-                or pre.field is None and pre.than is None and pre.ref_field is None:
+        if (pre.than is not None and pre.ref_field is not None) or bool(pre.ref_field) != bool(pre.other_field) \
+                or (pre.field is None and pre.than is None and pre.ref_field is None):
             return [f"{where} counts days from our field `than`, the ref_field row's other_field, or (with a `field`) "
                     "today: one of them"]
         out = []
