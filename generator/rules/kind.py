@@ -9,14 +9,17 @@ generator/rules/registry.py finds it there by name. The hooks, by the part of th
 - the seed: `fact` (what blocks an existing row), `own_moves` (changes of the row's own fields that may make
   it hold), `counts_active_rows` (a row may also be made inactive to stop counting), `seed_world` (the drawn
   seed made to obey it), `gates_create` and `supply` (enough eligible rows for the tasks), `reads_ref_path`,
-  `about_now` (a check of the moment of the write says nothing of a seed row);
+  `reads` (other rows' fields a seed row's check reads), `checks_seed` (False: a check of the moment of the
+  write says nothing of a seed row);
 - the audit: `trap` (a call it must refuse), `pick_ref` (a referenced row a valid call may name), `clashes`
   (a moment another row already holds);
 - shared meaning: `occupies_time` (its rows hold a resource over [start, end): paired times, free slots),
   `unique_field` (a field no two rows share: fresh values for seeds, probes and tasks), `future_field`,
   `value_guard` (the row's field among values), `source_states` (where a transition starts), `reads_row_as_is`;
 - the task engine: `archetype` (the family of tasks its operations make), `capped_amount` and `amount_cap`
-  (how much a call may ask for).
+  (how much a call may ask for), `derived` (the value a rule ties a field to: a charge of quantity x unit cost;
+  the seed repair asks it too), `carried` (what a change writes from the row's previous value: attempts one up),
+  `choices` (the values a field may take: the open periods).
 """
 
 from __future__ import annotations
