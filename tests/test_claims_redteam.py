@@ -124,3 +124,28 @@ def test_a_records_id_beside_a_code_of_the_same_shape_is_its_name():
     assert reward("cc-0012 (CC-012)") == 1.0
     assert reward("CC-012 or CC-099") == 0.0
     assert reward("CC-012, CC-099") == 0.0  # a code no row holds, guessed beside it
+
+
+# vuln findings: a status column of its own, no value of which is "cancelled"
+FINDINGS = {"findings": [{"id": f"fnd-000{n}", "title": title, "status": status} for n, (title, status) in enumerate([
+    ("Open S3 bucket", "patched"), ("Weak TLS config", "ticketed"), ("Weak TLS config", "verified"),
+    ("SQL injection in login", "new"), ("Stale admin account", "triaged")], 1)]}
+FINDING = Check(kind="answer", table="findings", column="status", contains=["ticketed"], about=["fnd-0002"],
+                note="answer: status of fnd-0002")
+ASK_FINDING = "What is the status of finding fnd-0002?"
+EVERY_STATUS = ["new", "triaged", "ticketed", "patched", "verified"]
+
+
+def paid_finding(answer: str) -> float:
+    task = Task(id="t-1", envs=["x"], turns=[ASK_FINDING], checks=[FINDING], gold=[])
+    return grade(task, Snapshot(tables=FINDINGS, files={}), Snapshot(tables=FINDINGS, files={}, answer=answer)).reward
+
+
+@pytest.mark.parametrize("order", range(len(EVERY_STATUS)))
+def test_a_note_beside_every_value_is_no_disowning(order):
+    """"(cancelled)" after another value disowns it, after the expected one annotates it: written after every
+    value of the column, the dump paid whichever value was right (every order of the dump kept 1.0)."""
+    statuses = EVERY_STATUS[order:] + EVERY_STATUS[:order]
+    assert paid_finding("fnd-0002 is " + ", ".join(f"{s} (cancelled)" for s in statuses) + ".") == 0.0
+    assert paid_finding("fnd-0002 is ticketed (cancelled).") == 1.0  # the expected value annotated alone
+    assert paid_finding("fnd-0002 is ticketed; fnd-0003 (cancelled) is verified.") == 1.0

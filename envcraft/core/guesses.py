@@ -224,10 +224,16 @@ def stands_alone(answer: str, expected: list[str], given: str = "") -> bool:
 def disowned(text: str, values: list[str], expected: str = "") -> str:
     """`text` with each mention of `values` that names it as not the answer ("not PO-17", "PO-17 (cancelled)")
     blanked: such a mention is context, neither a second guess nor credit. The `expected` value with a status
-    noted beside it ("cjb-0031 (cancelled)") is annotated, not disowned."""
+    noted beside it ("cjb-0031 (cancelled)") is annotated, not disowned; and once the expected value carries the
+    note, the note annotates every value it follows: "new (cancelled), triaged (cancelled), ..." is every guess
+    (a note read as annotation or as disowning depending on which value is right pays any dump so written)."""
+    def mentions(value: str) -> list[re.Match]:
+        return list(re.finditer(r"(?<![\w-])" + re.escape(value) + r"(?![\w-])", text, re.I))
+
+    annotates = bool(expected.strip()) and any(_NOTED_OFF.match(text[m.end():]) for m in mentions(expected.strip()))
     for value in sorted({v.strip() for v in values if v.strip()}, key=len, reverse=True):
-        for found in reversed(list(re.finditer(r"(?<![\w-])" + re.escape(value) + r"(?![\w-])", text, re.I))):
-            noted = value != expected.strip() and _NOTED_OFF.match(text[found.end():])
+        for found in reversed(mentions(value)):
+            noted = value != expected.strip() and not annotates and _NOTED_OFF.match(text[found.end():])
             if noted or _not_a_guess(text, found.start(), found.end()):
                 text = text[:found.start()] + " " * (found.end() - found.start()) + text[found.end():]
     return text
