@@ -149,3 +149,24 @@ def test_a_note_beside_every_value_is_no_disowning(order):
     assert paid_finding("fnd-0002 is " + ", ".join(f"{s} (cancelled)" for s in statuses) + ".") == 0.0
     assert paid_finding("fnd-0002 is ticketed (cancelled).") == 1.0  # the expected value annotated alone
     assert paid_finding("fnd-0002 is ticketed; fnd-0003 (cancelled) is verified.") == 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    "fnd-0002 isnt ticketed.", "fnd-0002 aint ticketed.", "fnd-0002 is hardly ticketed.",  # negations as typed
+    "Is fnd-0002 ticketed", "Could it be ticketed.",  # a question without its "?"
+    "Whether fnd-0002 is ticketed, I cannot say.",
+    "fnd-0002 could be ticketed.", "fnd-0002 seems ticketed.", "fnd-0002 is apparently ticketed.",  # hedges
+    "fnd-0002 is ticketed (unconfirmed).", "fnd-0002 is ticketed, I suspect.", "I doubt fnd-0002 is ticketed.",
+])
+def test_a_negation_question_or_hedge_in_other_words_claims_nothing(answer):
+    """Each paid 1.0: the negators, question openers and hedge words of core/claims.py missed these spellings."""
+    assert paid_finding(answer) == 0.0
+
+
+@pytest.mark.parametrize("answer", [
+    "fnd-0002 is ticketed.", "Whether or not it was fixed upstream, fnd-0002 is ticketed.",
+    "Did it: fnd-0002 is now ticketed.", "Is ticketed, as of this morning: fnd-0002.",
+    "It seems the scanner re-ran, but fnd-0002 is ticketed.",
+])
+def test_the_careful_twins_of_those_forms_are_paid(answer):
+    assert paid_finding(answer) == 1.0

@@ -6,8 +6,9 @@ inside a value, a record's name, a date, a time, a number or a rule's text. Each
 rules, in order; what a rule drops is blanked out, and what is left is graded as before (core/answers.py,
 core/guesses.py): the expected value must be there, and no other value of the asked column (a dump).
 
-1. Question. A sentence that ends with "?" asks, and one that opens with "If" or "Unless" sets a condition
-   ("If you give me an HVAC tech for that slot I'll schedule it"): neither claims anything.
+1. Question. A sentence that ends with "?" asks, and so does one that opens with an auxiliary before its subject
+   ("Is fnd-0002 ticketed", "Could it be ticketed."); one that opens with "If", "Unless" or "Whether" sets a
+   condition ("If you give me an HVAC tech for that slot I'll schedule it"): none claims anything.
 2. Owner. A clause is about the record it names: by its id (a new row's too: an id of a table's shape) or
    by a name the world gives it (a mostly distinct text field: a person's name, a bill number). A person's
    first or last name alone, capitalized ("Zoe prefers Hindi"), names the record the answer last named in full
@@ -49,12 +50,13 @@ core/guesses.py): the expected value must be there, and no other value of the as
    the texts of all rules fit in one answer, and the grader does not know the others to call it a dump. With
    no asked record (a question about a document: "who signs off on claims above $500?") a rule is the answer.
 4. Hedge. A clause that offers alternatives ("either", "or", "X/Y") or doubts ("maybe", "perhaps",
-   "probably", "might", "I think", "not sure") claims nothing, and neither does its sentence up to it ("A, B
+   "probably", "might", "could be", "seems", "apparently", "unconfirmed", "I think", "I suspect", "not sure")
+   claims nothing, and neither does its sentence up to it ("A, B
    or C"); a sentence opening with "Or" hedges the sentence before it ("X. Or Y."). An "or" after a negator
    joins what is denied ("it can't be paid or approved"), and one inside a rule is the rule's ("only open or
    received orders").
-5. Negation. From a negator ("not", "n't", "never", "no", "no longer", "neither", "nor", "instead of",
-   "rather than") to the clause's end nothing is claimed, and a bracketed aside does not end the clause: what
+5. Negation. From a negator ("not", "n't" or "nt" as typed, "never", "no", "no longer", "neither", "nor",
+   "hardly", "instead of", "rather than") to the clause's end nothing is claimed, and a bracketed aside does not end the clause: what
    follows the bracket goes on with it ("could not mark TB-58 (tlb-0058) as processed"), while the aside itself
    is its own ("not dispatched (it is cancelled)"); a clause calling a value wrong ("X is wrong",
    "isn't right") claims nothing.
@@ -138,11 +140,17 @@ _DATE_GAP = re.compile(r"\s+(?:on\s+|at\s+)?")
 _DAY_MONTH = re.compile(r"\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]{2}|[A-Z][a-z]{2,8}\.?\s+\d{1,2}\b")  # "8 Oct", "Oct 8"
 _COUNTED = re.compile(r"\W*(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|both|none|all)\s+", re.I)
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|she|him|her|his)\b", re.I)
-_CONDITION = re.compile(r"\W*(?:if|unless)\b", re.I)  # a sentence that sets a condition claims nothing
+_CONDITION = re.compile(r"\W*(?:if|unless|whether(?!\s+or\s+not))\b", re.I)  # a condition claims nothing
+# "Is fnd-0002 ticketed", "Could it be ticketed": an auxiliary before its subject asks, with or without its "?"
+_ASKING = re.compile(r"\W*(?:is|are|was|were|do|does|did|has|have|had|can|could|would|will|should|shall|might)"
+                     r"\s+(?:it|they|he|she|" + RECORD_ID.pattern + r")(?![\w-])(?!\s*[:,.!;])", re.I)  # not "Did it: ..."
 _OR_OPENING = re.compile(r"^\W*or\b", re.I)
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
+                    r"|could\s+be|seem(?:s|ed|ingly)?|apparently|unconfirmed|unclear|uncertain|doubt"
+                    r"|I\s+suspect|I'm\s+guessing|my\s+guess"
                     r"|I\s+(?:think|guess|believe|suppose))\b", re.I)
-_NEGATOR = re.compile(r"\b(?:not|never|no|none|neither|nor|no\s+longer|cannot|instead\s+of|rather\s+than)\b|n't\b",
+_NEGATOR = re.compile(r"\b(?:not|never|no|none|neither|nor|no\s+longer|cannot|instead\s+of|rather\s+than|hardly|barely"
+                      r"|scarcely|(?:is|are|was|were|do|does|did|has|have|had|ca|could|would|should|wo|ai)nt)\b|n't\b",
                       re.I)
 _CALLED_WRONG = re.compile(r"\b(?:is|was|are|were|'s)\s+(?:wrong|incorrect|false|mistaken|a\s+mistake"
                            r"|not\s+(?:right|correct|it|true|accurate))\b"
@@ -405,7 +413,7 @@ def read(answer: str, reading: Reading) -> Claims:
         if _OR_OPENING.match(plain[s_start:s_end]) and before:
             blank.append(before)  # "X. Or Y.": the sentence before is one of the alternatives
         before = (s_start, s_end)
-        if sentence.rstrip().endswith("?") or _CONDITION.match(sentence):  # a question; "If you give me ..."
+        if sentence.rstrip().endswith("?") or _CONDITION.match(sentence) or _ASKING.match(sentence):  # "If you ..."
             blank.append((s_start, s_end))
             continue
         clauses = _and_cuts(answer, _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept), owners)
