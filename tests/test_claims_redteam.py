@@ -170,3 +170,18 @@ def test_a_negation_question_or_hedge_in_other_words_claims_nothing(answer):
 ])
 def test_the_careful_twins_of_those_forms_are_paid(answer):
     assert paid_finding(answer) == 1.0
+
+
+def test_a_note_beside_the_expected_value_in_its_raw_form_is_no_disowning():
+    """The expected value is "risk accepted" as the refusal's note writes it; the dump writes the raw risk_accepted:
+    the note must be found beside the expected value in any of its forms (warehouse_inbound_receiving-0084)."""
+    world = {"findings": [*FINDINGS["findings"], {"id": "fnd-0006", "title": "Old jQuery", "status": "risk_accepted"}]}
+    check = Check(kind="answer", table="findings", column="status", contains=["risk accepted"], about=["fnd-0006"],
+                  note="names why fnd-0006 cannot change: status risk accepted")
+    task = Task(id="t-1", envs=["x"], turns=["Please mark fnd-0006 patched."], checks=[check], gold=[])
+
+    def pays(answer: str) -> float:
+        return grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward
+
+    assert pays("fnd-0006 is " + ", ".join(f"{s} (cancelled)" for s in [*EVERY_STATUS, "risk_accepted"]) + ".") == 0.0
+    assert pays("Not possible for fnd-0006: it is risk accepted (cancelled).") == 1.0

@@ -227,10 +227,11 @@ def disowned(text: str, values: list[str], expected: str = "") -> str:
     noted beside it ("cjb-0031 (cancelled)") is annotated, not disowned; and once the expected value carries the
     note, the note annotates every value it follows: "new (cancelled), triaged (cancelled), ..." is every guess
     (a note read as annotation or as disowning depending on which value is right pays any dump so written)."""
-    def mentions(value: str) -> list[re.Match]:
-        return list(re.finditer(r"(?<![\w-])" + re.escape(value) + r"(?![\w-])", text, re.I))
+    def mentions(value: str, any_form: bool = False) -> list[re.Match]:
+        parts = re.findall(r"[^\W_]+", value) if any_form else [value]  # closed_with_discrepancy, "closed with discrepancy"
+        return list(re.finditer(r"(?<![\w-])" + r"[\W_]+".join(map(re.escape, parts)) + r"(?![\w-])", text, re.I))
 
-    annotates = bool(expected.strip()) and any(_NOTED_OFF.match(text[m.end():]) for m in mentions(expected.strip()))
+    annotates = any(_NOTED_OFF.match(text[m.end():]) for m in mentions(expected.strip(), True)) if expected.strip() else False
     for value in sorted({v.strip() for v in values if v.strip()}, key=len, reverse=True):
         for found in reversed(mentions(value)):
             noted = value != expected.strip() and not annotates and _NOTED_OFF.match(text[found.end():])

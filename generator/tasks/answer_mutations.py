@@ -6,7 +6,8 @@ refusing rule quoted, every rule the refused record breaks named, the answer as 
 own values. Harmful (must never keep it): the value negated (in full-width letters too), asked back, hedged with a
 plausible value the world does not hold ("either X or Y", "X/Y"), or said about another record; a refusal explained
 by its rules' ids plus one the record keeps, or by every rule id of the environment; every datetime of the column as
-the store writes it ("2026-11-19T10:30").
+the store writes it ("2026-11-19T10:30"); "(cancelled)" after the value and after other values of the column; the value
+doubted or denied in other words ("apparently X", "X (unconfirmed)", "hardly X").
 """
 
 from __future__ import annotations
@@ -331,10 +332,42 @@ def negated_full_width(cache: EnvCache, task: Task, rng: random.Random) -> list[
     return _with(task, wide)
 
 
+def noted_off_dump(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The gold answer with "(cancelled)" after its value and after four other values of the asked column: a note
+    that disowns another value but annotates the expected one paid such a dump whichever value was right."""
+    found = _answer(task)
+    if found is None or not found[0].table or not found[0].column or len(found[0].contains) != 1:
+        return None
+    check, gold = found
+    rows = World(cache, task).tables[task.envs[0]].get(check.table, [])
+    held = sorted({r[check.column] for r in rows if isinstance(r.get(check.column), str) and r[check.column]
+                   and not re.search(r"\d", r[check.column])
+                   and humanize(r[check.column]) != humanize(check.contains[0])})
+    raw = next((r[check.column] for r in rows if isinstance(r.get(check.column), str)
+                and humanize(r[check.column]) == humanize(check.contains[0])), "{v}")  # as stored: "closed_with_x"
+    text = _at_value(gold, check.contains[0], raw + " (cancelled)") if held else None
+    if text is None:
+        return None
+    return _with(task, text + " " + ", ".join(f"{v} (cancelled)" for v in rng.sample(held, min(4, len(held)))) + ".")
+
+
+_DOUBTS = ("apparently {v}", "{v} (unconfirmed)", "could be {v}", "hardly {v}", "{v}, I suspect,")
+
+
+def doubted_in_other_words(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The value doubted or denied in words the first hedge and negation lists missed ("apparently X", "X
+    (unconfirmed)", "hardly X")."""
+    found = _answer(task)
+    if found is None:
+        return None
+    text = _at_value(found[1], found[0].contains[0], rng.choice(_DOUBTS))
+    return _with(task, text) if text else None
+
+
 HARMLESS = ("careful_report", "context_annotations", "restates_question", "prose_with_enum_words",
             "explains_with_rule", "names_every_broken_rule", "json_compact_report")
 HARMFUL = ("negated", "question_form", "hedge_either_or", "hedge_slash", "wrong_attribution", "cites_a_rule_not_broken",
-           "dump_iso_datetimes", "cites_every_rule", "negated_full_width")
+           "dump_iso_datetimes", "cites_every_rule", "negated_full_width", "noted_off_dump", "doubted_in_other_words")
 ANSWER_MUTATIONS = {name: globals()[name] for name in HARMLESS + HARMFUL}
 
 __all__ = ["ANSWER_MUTATIONS", "HARMFUL", "HARMLESS"]
