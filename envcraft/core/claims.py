@@ -49,17 +49,16 @@ core/guesses.py): the expected value must be there, and no other value of the as
    other identifiers too (a list of every rule names none). A rule's text alone is context, never credit:
    the texts of all rules fit in one answer, and the grader does not know the others to call it a dump. With
    no asked record (a question about a document: "who signs off on claims above $500?") a rule is the answer.
-4. Hedge. A clause that offers alternatives ("either", "or", "X/Y") or doubts ("maybe", "perhaps",
-   "probably", "might", "could be", "seems", "apparently", "unconfirmed", "I think", "I suspect", "not sure")
-   claims nothing, and neither does its sentence up to it ("A, B
-   or C"); a sentence opening with "Or" hedges the sentence before it ("X. Or Y."). An "or" after a negator
-   joins what is denied ("it can't be paid or approved"), and one inside a rule is the rule's ("only open or
-   received orders").
-5. Negation. From a negator ("not", "n't" or "nt" as typed, "never", "no", "no longer", "neither", "nor",
-   "hardly", "instead of", "rather than") to the clause's end nothing is claimed, and a bracketed aside does not end the clause: what
-   follows the bracket goes on with it ("could not mark TB-58 (tlb-0058) as processed"), while the aside itself
-   is its own ("not dispatched (it is cancelled)"); a clause calling a value wrong ("X is wrong",
-   "isn't right") claims nothing.
+4. Hedge. A clause that offers alternatives ("either", "or", "X/Y") or doubts ("maybe", "perhaps", "probably",
+   "might", "could be", "seems", "apparently", "unconfirmed", "I think", "I suspect", "not sure") claims nothing, and
+   neither does its sentence up to it ("A, B or C"); a sentence opening with "Or" hedges the sentence before it ("X.
+   Or Y."). An "or" after a negator joins what is denied ("it can't be paid or approved"), and one inside a rule is
+   the rule's ("only open or received orders").
+5. Negation. From a negator ("not", "n't" or "nt" as typed, "never", "no", "no longer", "neither", "nor", "hardly",
+   "instead of", "rather than") to the clause's end nothing is claimed, and a bracketed aside does not end the
+   clause: what follows the bracket goes on with it ("could not mark TB-58 (tlb-0058) as processed"), while the aside
+   itself is its own ("not dispatched (it is cancelled)"); a clause calling a value wrong ("X is wrong", "isn't
+   right") claims nothing.
 6. The conversation. A value written right after "I", "we" or "you" (and their auxiliaries) is the writer's own
    verb ("I've received your request"), not a claim; so is a value opening a sentence as a verb with its subject
    dropped, followed by what was done ("Finished what I could.", "Completed everything else."), and a value heading
@@ -143,7 +142,7 @@ _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|she|him|her|his)\b", re.I
 _CONDITION = re.compile(r"\W*(?:if|unless|whether(?!\s+or\s+not))\b", re.I)  # a condition claims nothing
 # "Is fnd-0002 ticketed", "Could it be ticketed": an auxiliary before its subject asks, with or without its "?"
 _ASKING = re.compile(r"\W*(?:is|are|was|were|do|does|did|has|have|had|can|could|would|will|should|shall|might)"
-                     r"\s+(?:it|they|he|she|" + RECORD_ID.pattern + r")(?![\w-])(?!\s*[:,.!;])", re.I)  # not "Did it: ..."
+                     r"\s+(?:it|they|he|she|" + RECORD_ID.pattern + r")(?![\w-])(?!\s*[:,.!;])", re.I)  # not "Did it:"
 _OR_OPENING = re.compile(r"^\W*or\b", re.I)
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
                     r"|could\s+be|seem(?:s|ed|ingly)?|apparently|unconfirmed|unclear|uncertain|doubt"
@@ -413,7 +412,7 @@ def read(answer: str, reading: Reading) -> Claims:
         if _OR_OPENING.match(plain[s_start:s_end]) and before:
             blank.append(before)  # "X. Or Y.": the sentence before is one of the alternatives
         before = (s_start, s_end)
-        if sentence.rstrip().endswith("?") or _CONDITION.match(sentence) or _ASKING.match(sentence):  # "If you ..."
+        if sentence.rstrip().endswith("?") or _CONDITION.match(sentence) or _ASKING.match(sentence):  # "If you"
             blank.append((s_start, s_end))
             continue
         clauses = _and_cuts(answer, _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept), owners)

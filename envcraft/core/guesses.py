@@ -228,10 +228,11 @@ def disowned(text: str, values: list[str], expected: str = "") -> str:
     note, the note annotates every value it follows: "new (cancelled), triaged (cancelled), ..." is every guess
     (a note read as annotation or as disowning depending on which value is right pays any dump so written)."""
     def mentions(value: str, any_form: bool = False) -> list[re.Match]:
-        parts = re.findall(r"[^\W_]+", value) if any_form else [value]  # closed_with_discrepancy, "closed with discrepancy"
+        parts = re.findall(r"[^\W_]+", value) if any_form else [value]  # "closed with x" as closed_with_x too
         return list(re.finditer(r"(?<![\w-])" + r"[\W_]+".join(map(re.escape, parts)) + r"(?![\w-])", text, re.I))
 
-    annotates = any(_NOTED_OFF.match(text[m.end():]) for m in mentions(expected.strip(), True)) if expected.strip() else False
+    annotates = bool(expected.strip()) and any(_NOTED_OFF.match(text[m.end():])
+                                               for m in mentions(expected.strip(), any_form=True))
     for value in sorted({v.strip() for v in values if v.strip()}, key=len, reverse=True):
         for found in reversed(mentions(value)):
             noted = value != expected.strip() and not annotates and _NOTED_OFF.match(text[found.end():])
