@@ -148,7 +148,7 @@ _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|
                     r"|could\s+be|seem(?:s|ed|ingly)?|apparently|unconfirmed|unclear|uncertain|doubt"
                     r"|I\s+suspect|I'm\s+guessing|my\s+guess"
                     r"|I\s+(?:think|guess|believe|suppose))\b", re.I)
-_NEGATOR = re.compile(r"\b(?:not|never|no|none|neither|nor|no\s+longer|cannot|instead\s+of|rather\s+than|hardly|barely"
+_NEGATOR = re.compile(r"\b(?:not|never|no|none|nothing|neither|nor|no\s+longer|cannot|instead\s+of|rather\s+than|hardly|barely"
                       r"|scarcely|(?:is|are|was|were|do|does|did|has|have|had|ca|could|would|should|wo|ai)nt)\b|n't\b",
                       re.I)
 _CALLED_WRONG = re.compile(r"\b(?:is|was|are|were|'s)\s+(?:wrong|incorrect|false|mistaken|a\s+mistake"
@@ -163,9 +163,14 @@ _CHANGE_VERB = re.compile(r"\b(?:mark(?:ing)?|flag(?:ging)?|set(?:ting)?|mov(?:e
                           r"|put(?:ting)?|turn(?:ing)?|transition(?:ing)?|updat(?:e|ing)|classify(?:ing)?|record(?:ing)?"
                           r"|revert(?:ing)?|convert(?:ing)?|escalat(?:e|ing)|re-?open(?:ing)?|send(?:ing)?)\b", re.I)
 _TARGET_BEFORE = re.compile(r"\b(?:as|to|into)\s+(?:an?\s+|the\s+)?$", re.I)
-_ANOTHER_BEFORE = re.compile(r"\b(?:an?other|other|different)\s+$", re.I)  # "another online station": not this one
+_ANOTHER_BEFORE = re.compile(r"\b(?:an?other|other|different|which|whichever|any)\s+$", re.I)  # "another online
+# station", "which building inspector you'd like": not this one
+_WITH_A = re.compile(r"\b(?:with|without)\s+an?\s+$", re.I)  # "even with a building inspector": a record there isn't
+_OUR = re.compile(r"\b(?:our|my|your)\s+$", re.I)  # "our sampling plan": the writer's thing, not the record's state
+_REFUSED = re.compile(r"\b(?:not\s+done|skipped|skipping|held|parked|left|declined)\b|" + _NEGATOR.pattern, re.I)
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*\u2022]|\d+[.)])\s")  # "- rln-0020: received. Note 230 arrived ...": one item
-_QUOTES = re.compile(r"[\s\"'\u201c]*")  # what may sit between an action's -ing word and the record it acts on
+_QUOTES = re.compile(r"[\s\"'\u201c]*(?:(?:for|of|on|to|at)\s+(?:the\s+)?)?[\"'\u201c]*")  # between an action's
+# -ing word and the record it acts on
 _THE_ONE = re.compile(r"\bthe\s+one\s+(?:(?:that|which)\s+)?(?:(?:was|is|got|had\s+been)\s+)?$", re.I)  # a label
 _DEFINITE = re.compile(r"\b(?:the|that|this|these|those)((?:\s+[^\W\d_]+){1,3})", re.I)  # "the (change) order"
 _ARROW = re.compile(r"-+>|=+>|[\u2192\u21d2\u27f6]")  # "ticket -> PR -> merge": a lifecycle, or a record's history
@@ -401,11 +406,14 @@ def read(answer: str, reading: Reading) -> Claims:
     owners = [n for n in names if not {i.casefold() for i in n[2]} <= reading.referred]  # a case's room owns nothing
     label = _WORD.findall(reading.column)
     labelled = re.compile(r"\W*" + r"[\W_]+".join(label) + r"(?![^\W_])", re.I) if label else None  # "Status booked."
+    own_column = re.compile(r"\b(?:its|their)\s+" + r"[\W_]+".join(label) + r"\b", re.I) \
+        if label and label != ["status"] else None  # "its QC status": only the asked record's kind has one
     stated = False
     owner_before: str | None = None  # "about", "other" or None (no record named yet)
     last_named: str | None = None  # the record a pronoun stands for: the last one named, however far back
     last_of_kind: dict[str, str] = {}  # "finding" -> the last finding named: what "the finding" stands for
     person: str | None = None  # the person the last sentence naming one is about: what "his", "she" stand for
+    header: str | None = None  # the record of a line "<record>:" over list items
     before: tuple[int, int] | None = None
     for s_start, s_end in _cuts(_SENTENCE_CUT, answer, 0, len(answer), kept):
         sentence = answer[s_start:s_end]
@@ -434,6 +442,10 @@ def read(answer: str, reading: Reading) -> Claims:
         line = answer.rfind("\n", 0, s_start) + 1
         item = s_start > line and _LIST_ITEM.match(answer, line)  # a later sentence of a list item: the item's record
         owner = owner_before if refers or item else None  # None: a pronoun resolves to last_named (_antecedent)
+        if _LIST_ITEM.match(answer, line) and header and not any(s_start <= s < s_end for s, _, _ in owners):
+            owner = header  # "HBL-0000026-2 (cen-0026):\n- CBP hold recorded.": the header's record
+        elif not _LIST_ITEM.match(answer, line):
+            header = None
         if opening and person and _PERSONAL.match(sentence) and not in_sentence:
             owner = person  # "Samuel ... was not proposed for <the study>. His condition is ...": Samuel's
         sentence_named = any(s_start <= s and e <= s_end for s, e, _ in owners)
@@ -453,6 +465,8 @@ def read(answer: str, reading: Reading) -> Claims:
                     last_of_kind.update((noun, last_named) for i in ids for noun in reading.record_kinds.get(
                         i.casefold(), ()))
                 last_of_kind.update((code, mine) for code in _code_words(answer, owners, c_start, c_end))  # "the ECO"
+            elif own_column and own_column.search(clause) and reading.about:
+                mine = "about"  # "on the NovaSeq 6000. Its QC status is pending": what has a QC status
             elif person and _PERSONAL.search(clause) and not _PRONOUN_OTHER.search(clause) and reading.about:
                 mine = person  # "Emma (scl-0002) couldn't be paired with Amara (sty-0005): she's essential tier"
             elif owner is None and reading.about:  # "The date is blank, and her account ...", "I marked the finding"
@@ -493,8 +507,11 @@ def read(answer: str, reading: Reading) -> Claims:
                 blank += [(s, e) for s, e in values if c_start <= s < c_end  # "gap-0005, the one declined for ..."
                           and _THE_ONE.search(answer, max(c_start, s - 40), s)]
                 blank += [(s, e) for s, e in values if c_start <= s < c_end  # "Not done: draining ci-runner-02"
-                          and answer[s:e].casefold().endswith("ing")
+                          and answer[s:e].casefold().endswith("ing") and _REFUSED.search(answer, s_start, s)
                           and _QUOTES.match(answer, e).end() in {ns for ns, _ in named}]
+                blank += [(s, e) for s, e in values if c_start <= s < c_end and (  # "our sampling plan"
+                    _OUR.search(answer, max(c_start, s - 8), s) or (_WITH_A.search(answer, max(c_start, s - 16), s)
+                                                                   and re.match(r"\s+[a-z]", answer[e:e + 2])))]
                 # "Skipped marking X as processing error", "putting Sadie (anm-0004) into medical review"
                 blank += [(s, e) for s, e in values if c_start <= s < c_end
                           and _TARGET_BEFORE.search(answer, max(c_start, s - 12), s)
@@ -511,6 +528,8 @@ def read(answer: str, reading: Reading) -> Claims:
                     if not RECORD_ID.fullmatch(answer, *word):  # "- sgp-0041: confirmed" is a list item, no tally
                         blank += [(s, e) for s, e in values if s < word[1] and word[0] < e]
         owner_before = owner
+        if answer[s_start:s_end].rstrip().endswith(":") and not _LIST_ITEM.match(answer, line):
+            header = owner  # a line "<record>:" heads the list items under it
     # "Lisinopril 10mg tabs": a number inside a record's name is the name's, no figure of the answer's; a name of
     # figures alone ("+1 555 0106") and a value the check reads are written as themselves
     worded = [(ns, ne) for ns, ne, _ in names if re.search(r"[^\W\d_]", answer[ns:ne])]
