@@ -549,3 +549,69 @@ ASK_LICENCE = 'License "Marathon finish line" for broadcast to Tidewater Freight
 ])
 def test_that_kind_is_a_definite_noun_and_a_value_inside_a_longer_one_is_its_word(answer, pays):
     assert (paid(PHOTOS, ARCHIVE, answer, ASK_LICENCE) == 1.0) is pays
+
+
+# careful20d (a fourth by-hand round)
+INSPECTIONS = {"inspection_lots": [{"id": f"ilt-00{n}", "status": s} for n, s in
+                                   [(26, "rejected"), (27, "sampling"), (28, "on_hold"), (29, "accepted")]]}
+INSP_REJECTED = refusal("inspection_lots", "status", "rejected", "ilt-0026",
+                        ["inspection_lot_sample.status_in", "Only lots on hold can be sampled."])
+ASK_SAMPLE = "Start sampling on ilt-0026."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Not done: sampling for ilt-0026. It has already been rejected.", True),  # the refused action, not a state
+    ("ilt-0026 is already rejected. Our sampling plan calls for 125 samples.", True),  # the writer's plan
+    ("ilt-0026 is already rejected, so there is nothing to sample or accept.", True),  # a negated list, no hedge
+    ("Done: sampling for ilt-0026. It has already been rejected.", False),  # an action done claims its state
+    ("ilt-0026 is already rejected. It is sampling.", False),
+    ("ilt-0026 is rejected, or accepted.", False),
+])
+def test_a_refused_action_the_writers_noun_and_a_negated_list_claim_no_state(answer, pays):
+    assert (paid(INSPECTIONS, INSP_REJECTED, answer, ASK_SAMPLE) == 1.0) is pays
+
+
+INSPECTORS = {"building_inspectors": [{"id": f"bin-000{n}", "name": name, "discipline": d} for n, name, d in
+                                      [(7, "Bruno Keller", "mechanical"), (8, "Lena Ortiz", "building"),
+                                       (9, "Tom Reyes", "electrical"), (6, "Ada Moss", "plumbing")]]}
+MECHANICAL = refusal("building_inspectors", "discipline", "mechanical", "bin-0007",
+                     ["inspector_discipline_matches", "An inspection's inspector has its discipline."])
+ASK_INSPECT = "Book Bruno Keller for the framing inspection."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Bruno Keller (bin-0007) is a mechanical inspector. Tell me which building inspector you'd like.", True),
+    ("Bruno Keller (bin-0007) is a mechanical inspector. Even with a building inspector, the slot would not work.",
+     True),
+    ("Bruno Keller (bin-0007) is a building inspector.", False),
+    ("Bruno Keller (bin-0007) is a mechanical inspector, or a building inspector.", False),
+])
+def test_which_or_with_a_value_speaks_of_a_record_there_is_not(answer, pays):
+    assert (paid(INSPECTORS, MECHANICAL, answer, ASK_INSPECT) == 1.0) is pays
+
+
+LIBRARIES = {"seq_libraries": [{"id": f"lib-00{n}", "code": f"LIB-00{n}", "qc_status": s} for n, s in
+                               [(35, "pending"), (36, "passed"), (37, "failed"), (38, "passed")]],
+             "instruments": [{"id": "ins-0002", "name": "NovaSeq 6000"}, {"id": "ins-0003", "name": "MiSeq Dx"}]}
+QC_PENDING = refusal("seq_libraries", "qc_status", "pending", "lib-0035",
+                     ["queue_qc_passed_only", "Queue only libraries whose QC passed."])
+ASK_QUEUE = "Queue LIB-0035 on the NovaSeq 6000."
+ENTRIES = {"customs_entries": [{"id": f"cen-00{n}", "bill": f"HBL-00000{n}-2", "status": s} for n, s in
+                               [(10, "released"), (26, "hold"), (27, "filed"), (28, "draft")]]}
+RELEASED = refusal("customs_entries", "status", "released", "cen-0010",
+                   ["customs_entry_lodge.status_in", "Only draft entries can be lodged."])
+ASK_LODGE = "Record the CBP hold on HBL-0000026-2 and lodge HBL-0000010-2."
+
+
+@pytest.mark.parametrize(("world", "check", "ask", "answer", "pays"), [
+    (LIBRARIES, QC_PENDING, ASK_QUEUE, "Not queued: LIB-0035 (lib-0035) on the NovaSeq 6000. Its QC status is "
+     "still pending.", True),  # what has a QC status is the library
+    (LIBRARIES, QC_PENDING, ASK_QUEUE, "Not queued: LIB-0035 (lib-0035) on the NovaSeq 6000. Its QC status is "
+     "passed.", False),
+    (ENTRIES, RELEASED, ASK_LODGE, "HBL-0000026-2 (cen-0026):\n- CBP hold recorded.\n- Filed.\n\n"
+     "HBL-0000010-2 (cen-0010): not lodged. It is already released.", True),  # the items are the header's
+    (ENTRIES, RELEASED, ASK_LODGE, "HBL-0000010-2 (cen-0010):\n- CBP hold recorded, filed.\n- Not lodged: it is "
+     "already released.", False),
+])
+def test_its_asked_column_and_list_items_under_a_records_line(world, check, ask, answer, pays):
+    assert (paid(world, check, answer, ask) == 1.0) is pays
