@@ -8,6 +8,9 @@ A row counts when
 or its status records that its deadline went by (events.LAPSED: lapsed, expired, past_due) on or before a
 deadline (events.deadline_field) that is today or later.
 
+`repeated_name_rows` counts rows whose own name (name, title) another row of the table shares, where staff would
+name one of them (events excepted: a weekly class keeps its title).
+
 `misplaced_event_count` counts the wider class (seed_timeline.misplaced: a booking left waiting long after its
 day too), `contradiction_rows` what seed_coherence's checks find (a submitted report with no submitted date,
 an attempt count that is not the attempts logged, a party over its table's seats).

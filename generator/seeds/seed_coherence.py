@@ -26,7 +26,7 @@ from typing import Any
 
 from envcraft.generator.model.blueprint import Blueprint, Entity, FieldSpec
 from envcraft.generator.rules.registry import source_states
-from envcraft.generator.seeds.seed_written import settle_written, written
+from envcraft.generator.seeds.seed_written import reach, settle_written, written
 from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -66,13 +66,7 @@ def _moves(bp: Blueprint, entity: Entity) -> dict[str, set[str]]:
 
 
 def _reach(moves: dict[str, set[str]], start: str) -> set[str]:
-    seen, todo = {start}, [start]
-    while todo:
-        for nxt in moves.get(todo.pop(), ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return seen
+    return reach(moves, {start})
 
 
 def _stamp_fields(bp: Blueprint, entity: Entity) -> list[tuple[FieldSpec, str, set[str], set[str]]]:

@@ -55,7 +55,7 @@ def _moves(bp: Blueprint, entity: Entity, skip: frozenset[str] = frozenset()) ->
     return out
 
 
-def _reach(moves: dict[str, set[str]], starts: set[str]) -> set[str]:
+def reach(moves: dict[str, set[str]], starts: set[str]) -> set[str]:
     """Statuses reachable from `starts`, themselves included."""
     seen, todo = set(starts), list(starts)
     while todo:
@@ -80,13 +80,13 @@ def step_fields(bp: Blueprint, entity: Entity) -> Iterator[tuple[FieldSpec, set[
         writers = [op for op in mine if spec.name in op.params]
         if not writers or any(op.kind != "transition" or not op.to_status for op in writers):
             continue
-        past = _reach(moves, {op.to_status for op in writers})
+        past = reach(moves, {op.to_status for op in writers})
         bare = statuses - past if _emptiable(spec) and (spec.optional or spec.type == "bool"
                                                         or _named_for(spec, writers)) else set()
         must: set[str] = set()
         if all(spec.name in op.required for op in writers):
             others = _moves(bp, entity, frozenset(op.name for op in writers))
-            must = past - _reach(others, statuses - past)
+            must = past - reach(others, statuses - past)
         yield spec, bare, must
 
 
@@ -155,4 +155,4 @@ def settle_written(bp: Blueprint, tables: Tables, rng: random.Random) -> int:
     return changed
 
 
-__all__ = ["settle_written", "step_fields", "written"]
+__all__ = ["reach", "settle_written", "step_fields", "written"]
