@@ -76,6 +76,24 @@ def _plant_made_after_now(state: dict) -> str:
     return row["id"]
 
 
+def _plant_awarded_with_a_decline_reason(state: dict) -> str:
+    row = _first(state["grant_applications"], status="awarded")
+    row["decline_reason"] = "budget incomplete"
+    return row["id"]
+
+
+def _plant_pending_line_with_a_received_qty(state: dict) -> str:
+    row = _first(state["receipt_lines"], status="pending")
+    row["received_qty"] = row["expected_qty"]
+    return row["id"]
+
+
+def _plant_declined_without_a_reason(state: dict) -> str:
+    row = _first(state["grant_applications"], status="declined")
+    row["decline_reason"] = None
+    return row["id"]
+
+
 PLANTED = [("expense_reimbursement", "stamps", _plant_submitted_without_date),
            ("expense_reimbursement", "after", _plant_paid_before_submitted),
            ("payment_webhook_relay", "counters", _plant_attempts_miscounted),
@@ -83,7 +101,10 @@ PLANTED = [("expense_reimbursement", "stamps", _plant_submitted_without_date),
            ("biobank_freezer_inventory", "bounds", _plant_depleted_with_volume),
            ("restaurant_table_reservations", "bounds", _plant_party_over_seats),
            ("document_scanning_pipeline", "bounds", _plant_page_past_the_batch),
-           ("payment_webhook_relay", "origins", _plant_made_after_now)]
+           ("payment_webhook_relay", "origins", _plant_made_after_now),
+           ("grant_program_admin", "written", _plant_awarded_with_a_decline_reason),
+           ("grant_program_admin", "written", _plant_declined_without_a_reason),
+           ("warehouse_inbound_receiving", "written", _plant_pending_line_with_a_received_qty)]
 
 
 @pytest.mark.parametrize(("env", "check", "plant"), PLANTED, ids=[p[2].__name__.removeprefix("_plant_") for p in PLANTED])

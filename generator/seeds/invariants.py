@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -33,6 +34,7 @@ from envcraft.generator.seeds.claims import claim_breaks
 OPS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
        ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 TITLES = ("dr", "mr", "mrs", "ms", "prof")
+OWN_NAMES = ("name", "full_name", "title", "display_name")  # a row's own name: two rows do not share it
 
 
 def _holds(left: Any, op: str, right: Any) -> bool:
@@ -207,6 +209,8 @@ def repair(bp: Blueprint, tables: dict[str, list[dict]], rng: random.Random) -> 
             other = bp.entity(entity.field(inv.ref_field).ref)
             refs = {r["id"]: r for r in tables.get(other.table, [])}
         taken = {str(r.get(inv.field)) for r in rows} if inv.kind == "email_of" else set()
+        if inv.kind == "pool_by" and inv.field in OWN_NAMES:
+            _distinct(bp, inv, rows, refs)
         for row in rows:
             if row.get(inv.field) is None or not _when(entity, inv, row):
                 continue
@@ -218,7 +222,9 @@ def repair(bp: Blueprint, tables: dict[str, list[dict]], rng: random.Random) -> 
             elif inv.kind == "compare":
                 row[inv.field] = _satisfy(entity, inv, row, rng)
             elif inv.kind == "pool_by":
-                row[inv.field] = _typed(entity, inv.field, rng.choice(inv.pools[_pool_key(inv, row, refs)]))
+                pool = inv.pools[_pool_key(inv, row, refs)]
+                row[inv.field] = _typed(entity, inv.field, _least_used(pool, rows, inv.field, rng)
+                                        if inv.field in OWN_NAMES else rng.choice(pool))
             elif inv.kind == "matches_ref":
                 theirs = refs[row[inv.ref_field]][inv.other_field]
                 row[inv.field] = (str(theirs)[:10] + str(row[inv.field])[10:]) if inv.part == "date" else theirs
@@ -231,6 +237,31 @@ def repair(bp: Blueprint, tables: dict[str, list[dict]], rng: random.Random) -> 
                     email = f"{local}{bump}@{domain}"
                 taken.add(email)
                 row[inv.field] = email
+
+
+def _distinct(bp: Blueprint, inv: Invariant, rows: list[dict], refs: dict[str, dict]) -> None:
+    """A row's own name (a protocol's title) that an earlier row already holds is swapped for one of its category's
+    pool that no row holds, while there is one: staff tell two protocols apart by title. Drawn from an RNG of its
+    own, so the seed's other draws stay as they were."""
+    rng = random.Random(f"{bp.id}:{bp.seed}:{inv.entity}.{inv.field}")
+    held = Counter(str(r.get(inv.field)) for r in rows)
+    seen: set[str] = set()
+    for row in rows:
+        value = str(row.get(inv.field))
+        free = [v for v in inv.pools.get(_pool_key(inv, row, refs), []) if not held[v]]
+        if value in seen and free:
+            held[value] -= 1
+            value = rng.choice(free)
+            held[value] += 1
+            row[inv.field] = value
+        seen.add(value)
+
+
+def _least_used(pool: list[str], rows: list[dict], field: str, rng: random.Random) -> str:
+    """A pool value as few rows hold as any: two protocols of one population get two of its titles, not one."""
+    held = Counter(str(r.get(field)) for r in rows)
+    fewest = min(held[v] for v in pool)
+    return rng.choice([v for v in pool if held[v] == fewest])
 
 
 def _later(start: str, end: str, rng: random.Random) -> str:

@@ -123,6 +123,15 @@ def _column(bp: Blueprint, entity: Entity, spec: FieldSpec, ids: dict[str, list[
     if gen in ("person_name", "company", "product", "title") and n >= 6:
         for i in range(3, n, 5):  # every fifth row from the fourth on: a near-duplicate of an earlier row
             column[i] = values.near(gen, column[rng.randrange(i)], rng)
+    if gen in ("person_name", "company") and spec.name in ("name", "full_name", "display_name"):
+        # two people (or firms) of one table are not namesakes: a request names one of them
+        seen: set[str] = set()
+        spare = random.Random(f"{bp.id}:{bp.seed}:{entity.name}.{spec.name}")  # the seed's own draws stay as they were
+        for i, value in enumerate(column):
+            while value in seen:
+                value = values.generate(gen, spare)
+            column[i] = value
+            seen.add(value)
     return column
 
 

@@ -8,6 +8,9 @@ A row counts when
 or its status records that its deadline went by (events.LAPSED: lapsed, expired, past_due) on or before a
 deadline (events.deadline_field) that is today or later.
 
+`repeated_name_rows` counts rows whose own name (name, title) another row of the table shares, where staff would
+name one of them (events excepted: a weekly class keeps its title).
+
 `misplaced_event_count` counts the wider class (seed_timeline.misplaced: a booking left waiting long after its
 day too), `contradiction_rows` what seed_coherence's checks find (a submitted report with no submitted date,
 an attempt count that is not the attempts logged, a party over its table's seats).
@@ -19,6 +22,7 @@ counts what an agent meets, and needs no seed to be rebuilt. `future_event_rows(
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,9 +89,43 @@ def contradiction_rows(servers: Path) -> dict[str, int]:
     return counts
 
 
+OWN_NAMES = ("name", "full_name", "title", "display_name")  # a row's own name (generator/tasks/env.py label_field)
+
+
+@dataclass(frozen=True)
+class RepeatedName:
+    env: str
+    table: str
+    field: str
+    value: str
+    rows: int  # how many rows of the table carry it
+
+
+def repeated_names(bp: Blueprint, tables: dict[str, list[dict]]) -> list[RepeatedName]:
+    """Names two rows of one table share, where staff tell rows apart by name: a protocol's title, an animal's
+    name, an account's name. An event's title (a weekly class, a standing meeting) may repeat, as it does."""
+    out = []
+    for entity in bp.entities:
+        field = next((f for f in OWN_NAMES if f in {s.name for s in entity.fields}), None)
+        if field is None or entity.field(field).type != "str" or event_field(bp, entity):
+            continue
+        seen = Counter(r.get(field) for r in tables.get(entity.table, []) if isinstance(r.get(field), str))
+        out += [RepeatedName(bp.id, entity.table, field, value, n) for value, n in sorted(seen.items()) if n > 1]
+    return out
+
+
+def repeated_name_rows(servers: Path) -> dict[str, int]:
+    """env.table -> rows whose name another row of the table also has."""
+    counts: Counter[str] = Counter()
+    for bp, tables in _seeds(servers):
+        for found in repeated_names(bp, tables):
+            counts[f"{found.env}.{found.table}"] += found.rows
+    return dict(counts)
+
+
 def future_event_count(servers: Path) -> int:
     return len(future_event_rows(servers))
 
 
-__all__ = ["HAPPENED", "FutureEvent", "contradiction_rows", "future_event_count", "future_event_rows", "future_events",
-           "misplaced_event_count"]
+__all__ = ["HAPPENED", "FutureEvent", "RepeatedName", "contradiction_rows", "future_event_count", "future_event_rows", "future_events",
+           "misplaced_event_count", "repeated_name_rows", "repeated_names"]

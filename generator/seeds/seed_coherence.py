@@ -9,7 +9,8 @@ history cannot leave (the status-and-time ones are seed_timeline.py's).
   counters: a parent's `<child>_count` (attempt_count) equals the child rows that point at it;
   bounds:   a child's position is within its parent's count (page_number <= the batch's page_count), a party
             fits the seats of its table, and a row whose status says it is used up (depleted) holds no more than
-            the least its field allows (its `min`: a tube's dead volume; none: nothing).
+            the least its field allows (its `min`: a tube's dead volume; none: nothing);
+  written:  a field only a transition writes is empty before that step and set past it (seed_written.py).
 
     CHECKS[name](bp, tables) -> [(table, row id, why), ...]
     cohere(bp, tables, rng) -> rows changed (each made to agree, the smallest way)
@@ -25,6 +26,7 @@ from typing import Any
 
 from envcraft.generator.model.blueprint import Blueprint, Entity, FieldSpec
 from envcraft.generator.rules.registry import source_states
+from envcraft.generator.seeds.seed_written import reach, settle_written, written
 from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -64,13 +66,7 @@ def _moves(bp: Blueprint, entity: Entity) -> dict[str, set[str]]:
 
 
 def _reach(moves: dict[str, set[str]], start: str) -> set[str]:
-    seen, todo = {start}, [start]
-    while todo:
-        for nxt in moves.get(todo.pop(), ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return seen
+    return reach(moves, {start})
 
 
 def _stamp_fields(bp: Blueprint, entity: Entity) -> list[tuple[FieldSpec, str, set[str], set[str]]]:
@@ -244,7 +240,7 @@ def bounds(bp: Blueprint, tables: Tables) -> Found:
 
 
 CHECKS: dict[str, Callable[[Blueprint, Tables], Found]] = {
-    "origins": origins, "stamps": stamps, "after": after, "counters": counters, "bounds": bounds}
+    "origins": origins, "stamps": stamps, "after": after, "counters": counters, "bounds": bounds, "written": written}
 
 
 # ---------------------------------------------------------------- making them agree
@@ -261,7 +257,7 @@ def _stamp_value(bp: Blueprint, spec: FieldSpec, row: dict[str, Any], rng: rando
 
 def cohere(bp: Blueprint, tables: Tables, rng: random.Random) -> int:
     """Make every row the checks name agree; returns how many changed."""
-    changed = 0
+    changed = settle_written(bp, tables, rng)
     for entity in bp.entities:  # made later than now: the same time of day, as many days back as it takes
         for name in _origins(entity):
             for row in tables.get(entity.table, []):
