@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import not_among, refuse, taken_by_other
+from envcraft_runtime.rules import not_among, present_related, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -190,9 +190,18 @@ def inbound_lot_start_sampling(tables: Tables, inbound_lot_id: str) -> InboundLo
 def inbound_lot_accept(tables: Tables, inbound_lot_id: str) -> InboundLot:
     """Accept a lot whose tests all passed."""
     _row = INBOUND_LOTS.find(tables, inbound_lot_id)
+    _new = {**_row, "status": "accepted"}
     if _block := not_among(_row, field="status", allowed=("testing",), what="inbound lot"):
         refuse("inbound_lot_accept.status_in", rule="a lot can be accepted only after testing", fact=_block)
-    _row["status"] = "accepted"
+    if _block := present_related(
+        tables["lab_tests"],
+        match={"inbound_lot_id": _new.get("id")},
+        field="status",
+        allowed=("queued", "in_progress", "fail"),
+        what="lab test",
+    ):
+        refuse("every_test_passed", rule="A lot is accepted only if every test passes.", fact=_block)
+    _row.update(_new)
     return as_record(InboundLot, _row)
 
 
