@@ -23,7 +23,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_time
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import at_capacity, not_among, refuse
+from envcraft_runtime.rules import at_capacity, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -342,6 +342,12 @@ def case_note_add(
         "visibility": visibility,
         "body": body,
     }
+    if (_block := not_among(_new, field="visibility", allowed=("internal",), what="case note")) and holds(
+        field_of(tables, "employee_inquiries", _new.get("employee_inquiry_id"), "sensitivity"),
+        op="==",
+        right="confidential",
+    ):
+        refuse("confidential_notes_internal", rule="Notes on a confidential case are internal only.", fact=_block)
     tables["case_notes"].append(_new)
     return as_record(CaseNote, _new)
 
