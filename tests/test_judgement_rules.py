@@ -56,7 +56,8 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "exam_proctoring_schedule:judgement_1": WORKFLOW + "size teams from the regulations doc",
     "fleet_maintenance_shop:judgement_1": WORKFLOW + "issue parts, else wait for parts",
     "fleet_maintenance_shop:shop_procedures_1": NO_FIELD + "no bay is recorded ('the truck may not leave' is shop_procedures_2)",
-    "food_bank_distribution:distribution_policy_3": NO_FIELD + "no item category is infant formula or eggs",
+    "food_bank_distribution:distribution_policy_3": NOT_YET + "the item names say infant formula and eggs, but 'scarce' only "
+                                                    "feeds the fair-share arithmetic of distribution_policy_2, which no kind computes",
     "harvest_equipment_scheduling:judgement_2": RESTATES + "crew_rules_1b and crew_rules_3; headers have no field",
     "hr_case_helpdesk:judgement_2": NO_FIELD + "which topics are sensitive is the agent's call",
     "it_asset_provisioning:equipment_standards_1": FOLLOW_UP + "issue a dock to remote staff",
