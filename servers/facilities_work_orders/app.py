@@ -258,22 +258,24 @@ def work_order_dispatch(tables: Tables, work_order_id: str, facilities_tech_id: 
     if (_block := not_among(_other, field="trade", allowed=("hvac",), what="facilities tech")) and holds(
         field_of(tables, "building_assets", _new.get("building_asset_id"), "asset_type"), op="==", right="hvac"
     ):
-        refuse("hvac_trade_match", rule="hvac faults go to an hvac tech;", fact=_block)
+        refuse("hvac_trade_match", rule="An hvac fault goes to an hvac tech.", fact=_block)
     _other = row_of(tables, "facilities_techs", _new.get("facilities_tech_id"))
     if (_block := not_among(_other, field="trade", allowed=("electrical",), what="facilities tech")) and field_of(
         tables, "building_assets", _new.get("building_asset_id"), "asset_type"
     ) in ("lighting", "door_access"):
-        refuse("electrical_trade_match", rule="lighting and door_access faults go to an electrical tech;", fact=_block)
+        refuse(
+            "electrical_trade_match", rule="A lighting or door_access fault goes to an electrical tech.", fact=_block
+        )
     _other = row_of(tables, "facilities_techs", _new.get("facilities_tech_id"))
     if (_block := not_among(_other, field="trade", allowed=("plumbing",), what="facilities tech")) and holds(
         field_of(tables, "building_assets", _new.get("building_asset_id"), "asset_type"), op="==", right="plumbing"
     ):
-        refuse("plumbing_trade_match", rule="plumbing faults go to a plumbing tech;", fact=_block)
+        refuse("plumbing_trade_match", rule="A plumbing fault goes to a plumbing tech.", fact=_block)
     _other = row_of(tables, "facilities_techs", _new.get("facilities_tech_id"))
     if (_block := not_among(_other, field="trade", allowed=("general",), what="facilities tech")) and field_of(
         tables, "building_assets", _new.get("building_asset_id"), "asset_type"
     ) in ("elevator", "fire_safety"):
-        refuse("general_trade_match", rule="the rest (elevator, fire_safety) go to a general tech.", fact=_block)
+        refuse("general_trade_match", rule="An elevator or fire_safety fault goes to a general tech.", fact=_block)
     _row.update(_new)
     return as_record(WorkOrder, _row)
 

@@ -291,7 +291,7 @@ def class_booking_book(tables: Tables, studio_member_id: str, fitness_class_id: 
             )
         )
     ):
-        refuse("reformer_costs_two_credits", rule="Reformer classes cost 2 credits,", fact=_block)
+        refuse("reformer_costs_two_credits", rule="Reformer classes cost 2 credits.", fact=_block)
     if (
         (_block := not_among(_new, field="credits_used", allowed=(1,), what="class booking"))
         and (
@@ -306,11 +306,11 @@ def class_booking_book(tables: Tables, studio_member_id: str, fitness_class_id: 
             )
         )
     ):
-        refuse("other_class_costs_one_credit", rule="every other class 1.", fact=_block)
+        refuse("other_class_costs_one_credit", rule="Every other class costs 1 credit.", fact=_block)
     if (_block := not_among(_new, field="credits_used", allowed=(0,), what="class booking")) and holds(
         field_of(tables, "studio_members", _new.get("studio_member_id"), "membership"), op="==", right="unlimited"
     ):
-        refuse("unlimited_uses_no_credit", rule="Unlimited members use 0.", fact=_block)
+        refuse("unlimited_uses_no_credit", rule="Unlimited members use 0 credits.", fact=_block)
     _target_studio_member_id = target_row(tables, "studio_members", _new.get("studio_member_id"), "studio member")
     tables["class_bookings"].append(_new)
     if _target_studio_member_id is not None and _new.get("credits_used") is not None:

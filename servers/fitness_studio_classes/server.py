@@ -34,9 +34,9 @@ INSTRUCTIONS = (
     "credits by setting the member's balance. [reply_templates_1] Late cancel: \"Done - as it's within 12 "
     "hours the credit can't be returned, sorry!\". [studio_policies_1] Cancel 12 hours or more before "
     "class: credit returned (set the balance back). [reformer_costs_two_credits] Reformer classes cost 2 "
-    "credits,. [other_class_costs_one_credit] Every other class 1. [unlimited_uses_no_credit] Unlimited "
-    "members use 0. [intro_offer_never_frozen] An intro_offer membership is never frozen. Call finish "
-    "when done."
+    "credits. [other_class_costs_one_credit] Every other class costs 1 credit. [unlimited_uses_no_credit] "
+    "Unlimited members use 0 credits. [intro_offer_never_frozen] An intro_offer membership is never "
+    "frozen. Call finish when done."
 )
 
 

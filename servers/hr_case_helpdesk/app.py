@@ -248,7 +248,7 @@ def employee_inquiry_route(tables: Tables, employee_inquiry_id: str, hr_business
         )
     ) and holds(_new.get("category"), op="!=", right="policy"):
         refuse(
-            "route_to_matching_specialty", rule="a case goes to a partner whose specialty is its category;", fact=_block
+            "route_to_matching_specialty", rule="A case goes to a partner whose specialty is its category.", fact=_block
         )
     _other = row_of(tables, "hr_business_partners", _new.get("hr_business_partner_id"))
     if (
@@ -256,7 +256,7 @@ def employee_inquiry_route(tables: Tables, employee_inquiry_id: str, hr_business
     ) and holds(_new.get("category"), op="==", right="policy"):
         refuse(
             "route_policy_to_employee_relations",
-            rule="policy questions go to an employee_relations partner;",
+            rule="Policy questions go to an employee_relations partner.",
             fact=_block,
         )
     if _block := comparison_fails(
@@ -266,7 +266,7 @@ def employee_inquiry_route(tables: Tables, employee_inquiry_id: str, hr_business
         name="region",
         other="the hr business partner's region",
     ):
-        refuse("route_within_region", rule="the partner is in the case's region.", fact=_block)
+        refuse("route_within_region", rule="The partner is in the case's region.", fact=_block)
     _row.update(_new)
     return as_record(EmployeeInquiry, _row)
 

@@ -36,11 +36,11 @@ INSTRUCTIONS = (
     "or judgement is needed. [hr_service_guide_2] Anything about harassment, discrimination, "
     "whistleblowing or a manager conflict is `confidential` employee_relations; never share other "
     "employees' details. [route_to_matching_specialty] A case goes to a partner whose specialty is its "
-    "category;. [route_policy_to_employee_relations] Policy questions go to an employee_relations "
-    "partner;. [route_within_region] The partner is in the case's region. [confidential_notes_internal] "
-    "Notes on a confidential case are internal only. [hr_service_guide_3] Never disclose another "
-    "employee's salary, leave or case. [hr_service_guide_4] First response within 4 working hours; "
-    "confidential cases within 1 hour. Call finish when done."
+    "category. [route_policy_to_employee_relations] Policy questions go to an employee_relations partner. "
+    "[route_within_region] The partner is in the case's region. [confidential_notes_internal] Notes on a "
+    "confidential case are internal only. [hr_service_guide_3] Never disclose another employee's salary, "
+    "leave or case. [hr_service_guide_4] First response within 4 working hours; confidential cases within "
+    "1 hour. Call finish when done."
 )
 
 

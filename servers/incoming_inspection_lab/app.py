@@ -247,27 +247,27 @@ def lab_test_schedule(tables: Tables, inbound_lot_id: str, test_type: LabTestTes
     if (_block := not_among(_new, field="test_type", allowed=("dimensional", "hardness"), what="lab test")) and holds(
         field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-1001 bone screw"
     ):
-        refuse("bone_screw_tests", rule="bone screws are tested dimensional + hardness;", fact=_block)
+        refuse("bone_screw_tests", rule="Bone screws are tested dimensional + hardness.", fact=_block)
     if (_block := not_among(_new, field="test_type", allowed=("tensile",), what="lab test")) and holds(
         field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-3102 spring"
     ):
-        refuse("spring_tests", rule="springs are tested tensile;", fact=_block)
+        refuse("spring_tests", rule="Springs are tested tensile.", fact=_block)
     if (_block := not_among(_new, field="test_type", allowed=("dimensional", "visual"), what="lab test")) and holds(
         field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-2040 housing"
     ):
-        refuse("housing_tests", rule="housings are tested dimensional + visual;", fact=_block)
+        refuse("housing_tests", rule="Housings are tested dimensional + visual.", fact=_block)
     if (_block := not_among(_new, field="test_type", allowed=("visual",), what="lab test")) and holds(
         field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-5003 pouch"
     ):
-        refuse("pouch_tests", rule="pouches are tested visual (seal);", fact=_block)
+        refuse("pouch_tests", rule="Pouches are tested visual (seal).", fact=_block)
     if (_block := not_among(_new, field="test_type", allowed=("visual",), what="lab test")) and holds(
         field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-4410 PCBA"
     ):
-        refuse("pcba_tests", rule="PCBAs are tested visual;", fact=_block)
+        refuse("pcba_tests", rule="PCBAs are tested visual.", fact=_block)
     if (_block := not_among(_new, field="test_type", allowed=("dimensional",), what="lab test")) and holds(
         field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-6120 tubing"
     ):
-        refuse("tubing_tests", rule="tubing is tested dimensional.", fact=_block)
+        refuse("tubing_tests", rule="Tubing is tested dimensional.", fact=_block)
     _target_inbound_lot_id = target_row(tables, "inbound_lots", _new.get("inbound_lot_id"), "inbound lot")
     tables["lab_tests"].append(_new)
     if _target_inbound_lot_id is not None:

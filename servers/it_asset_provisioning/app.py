@@ -316,7 +316,7 @@ def asset_assignment_issue(
     ):
         refuse(
             "creative_video_laptop",
-            rule="Creative and Video Production staff get a MacBook Pro 14 M3 Pro (alternative: Dell Latitude 7450);",
+            rule="Creative and Video Production staff get a MacBook Pro 14 M3 Pro laptop (alternative: Dell Latitude 7450).",
             fact=_block,
         )
     _other = row_of(tables, "hardware_models", _new.get("hardware_model_id"))
@@ -341,7 +341,7 @@ def asset_assignment_issue(
     ):
         refuse(
             "engineering_laptop",
-            rule="Engineering gets a ThinkPad T14 Gen 5 (alternative: Dell Latitude 7450);",
+            rule="Engineering staff get a ThinkPad T14 Gen 5 laptop (alternative: Dell Latitude 7450).",
             fact=_block,
         )
     _other = row_of(tables, "hardware_models", _new.get("hardware_model_id"))
@@ -363,7 +363,7 @@ def asset_assignment_issue(
     ):
         refuse(
             "standard_laptop",
-            rule="everyone else gets a MacBook Air 13 M3 (alternative: Dell Latitude 7450).",
+            rule="Account Management, Finance and People staff get a MacBook Air 13 M3 laptop (alternative: Dell Latitude 7450).",
             fact=_block,
         )
     _other = row_of(tables, "agency_employees", _new.get("agency_employee_id"))
