@@ -291,7 +291,7 @@ def climate_batch_retry(tables: Tables, climate_batch_id: str, attempts: int) ->
     ):
         refuse(
             "retry_only_fixable_errors",
-            rule="A batch that failed on gateway clock drift, a malformed CSV row or a duplicate window is dead-lettered, never retried.",
+            rule="Only a batch that failed on an upload timeout or a CRC checksum mismatch is retried; one that failed on gateway clock drift, a malformed CSV row or a duplicate window is dead-lettered.",
             fact=_block,
         )
     if _block := comparison_fails(_new.get("attempts"), op="<=", right=4, name="attempts", other=""):
