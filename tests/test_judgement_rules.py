@@ -32,8 +32,8 @@ REASONS = (  # (reason, wording that marks it), first match wins
                     r"\bhours?\b|\bminutes\b)"),
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
-PINNED = {"tone": 10, "tells_someone": 73, "retry_and_errors": 32, "order_of_work": 115, "ranking": 19,
-          "computation": 64, "exception_not_recorded": 16, "not_yet_checked": 56}
+PINNED = {"tone": 10, "tells_someone": 73, "retry_and_errors": 32, "order_of_work": 116, "ranking": 19,
+          "computation": 64, "exception_not_recorded": 16, "not_yet_checked": 55}
 
 NO_FIELD = "an exception no field records: "
 FOLLOW_UP = "a follow-up to do, not a call to refuse: "
@@ -54,10 +54,10 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "employer_wage_filings:validation_rules_2": NO_FIELD + "no line's wages are recorded (a filing holds only its "
                                                 "header's record_count and total_wages)",
     "exam_proctoring_schedule:judgement_1": WORKFLOW + "size teams from the regulations doc",
-    "facilities_work_orders:judgement_1": NO_FIELD + "which trade serves which asset type (lighting, door access) is unstated",
     "fleet_maintenance_shop:judgement_1": WORKFLOW + "issue parts, else wait for parts",
     "fleet_maintenance_shop:shop_procedures_1": NO_FIELD + "no bay is recorded ('the truck may not leave' is shop_procedures_2)",
-    "food_bank_distribution:distribution_policy_3": NO_FIELD + "no item category is infant formula or eggs",
+    "food_bank_distribution:distribution_policy_3": NOT_YET + "the item names say infant formula and eggs, but 'scarce' only "
+                                                    "feeds the fair-share arithmetic of distribution_policy_2, which no kind computes",
     "harvest_equipment_scheduling:judgement_2": RESTATES + "crew_rules_1b and crew_rules_3; headers have no field",
     "hr_case_helpdesk:judgement_2": NO_FIELD + "which topics are sensitive is the agent's call",
     "it_asset_provisioning:equipment_standards_1": FOLLOW_UP + "issue a dock to remote staff",

@@ -21,7 +21,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
 from envcraft_runtime.rules import at_capacity, comparison_fails, holds, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -254,6 +254,28 @@ def work_order_dispatch(tables: Tables, work_order_id: str, facilities_tech_id: 
             rule="that technician is at their open-job limit: pick another of the same trade",
             fact=_block,
         )
+    _other = row_of(tables, "facilities_techs", _new.get("facilities_tech_id"))
+    if (_block := not_among(_other, field="trade", allowed=("hvac",), what="facilities tech")) and holds(
+        field_of(tables, "building_assets", _new.get("building_asset_id"), "asset_type"), op="==", right="hvac"
+    ):
+        refuse("hvac_trade_match", rule="An hvac fault goes to an hvac tech.", fact=_block)
+    _other = row_of(tables, "facilities_techs", _new.get("facilities_tech_id"))
+    if (_block := not_among(_other, field="trade", allowed=("electrical",), what="facilities tech")) and field_of(
+        tables, "building_assets", _new.get("building_asset_id"), "asset_type"
+    ) in ("lighting", "door_access"):
+        refuse(
+            "electrical_trade_match", rule="A lighting or door_access fault goes to an electrical tech.", fact=_block
+        )
+    _other = row_of(tables, "facilities_techs", _new.get("facilities_tech_id"))
+    if (_block := not_among(_other, field="trade", allowed=("plumbing",), what="facilities tech")) and holds(
+        field_of(tables, "building_assets", _new.get("building_asset_id"), "asset_type"), op="==", right="plumbing"
+    ):
+        refuse("plumbing_trade_match", rule="A plumbing fault goes to a plumbing tech.", fact=_block)
+    _other = row_of(tables, "facilities_techs", _new.get("facilities_tech_id"))
+    if (_block := not_among(_other, field="trade", allowed=("general",), what="facilities tech")) and field_of(
+        tables, "building_assets", _new.get("building_asset_id"), "asset_type"
+    ) in ("elevator", "fire_safety"):
+        refuse("general_trade_match", rule="An elevator or fire_safety fault goes to a general tech.", fact=_block)
     _row.update(_new)
     return as_record(WorkOrder, _row)
 

@@ -29,8 +29,11 @@ INSTRUCTIONS = (
     "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like ast-0001: search first, then act on the "
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
     "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
-    "[judgement_1] Triage with the SLA matrix, then dispatch to a technician whose trade matches the "
-    "asset type. [sla_matrix_1] Assets with criticality `high` are never below p2. Call finish when done."
+    "[judgement_1] Triage with the SLA matrix before dispatching. [hvac_trade_match] An hvac fault goes "
+    "to an hvac tech. [electrical_trade_match] A lighting or door_access fault goes to an electrical "
+    "tech. [plumbing_trade_match] A plumbing fault goes to a plumbing tech. [general_trade_match] An "
+    "elevator or fire_safety fault goes to a general tech. [sla_matrix_1] Assets with criticality `high` "
+    "are never below p2. Call finish when done."
 )
 
 

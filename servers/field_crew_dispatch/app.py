@@ -21,7 +21,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
 from envcraft_runtime.rules import holds, in_past, not_among, not_now, outside_window, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -283,6 +283,59 @@ def crew_job_schedule(
             rule="the truck is committed then: choose another truck of the right type",
             fact=_block,
         )
+    _other = row_of(tables, "line_crews", _new.get("line_crew_id"))
+    if (_block := not_among(_other, field="specialty", allowed=("overhead",), what="line crew")) and field_of(
+        tables, "service_orders", _new.get("service_order_id"), "order_type"
+    ) in ("new_service_connect", "streetlight_repair", "pole_replacement"):
+        refuse(
+            "overhead_crew_work",
+            rule="A new_service_connect, streetlight_repair or pole_replacement order gets an overhead crew.",
+            fact=_block,
+        )
+    _other = row_of(tables, "line_crews", _new.get("line_crew_id"))
+    if (_block := not_among(_other, field="specialty", allowed=("meter_services",), what="line crew")) and field_of(
+        tables, "service_orders", _new.get("service_order_id"), "order_type"
+    ) in ("meter_exchange",):
+        refuse("meter_crew_work", rule="A meter_exchange order gets a meter_services crew.", fact=_block)
+    _other = row_of(tables, "line_crews", _new.get("line_crew_id"))
+    if (_block := not_among(_other, field="specialty", allowed=("gas_service",), what="line crew")) and field_of(
+        tables, "service_orders", _new.get("service_order_id"), "order_type"
+    ) in ("gas_leak_check",):
+        refuse("gas_crew_work", rule="A gas_leak_check order gets a gas_service crew.", fact=_block)
+    _other = row_of(tables, "line_crews", _new.get("line_crew_id"))
+    if (_block := not_among(_other, field="specialty", allowed=("vegetation",), what="line crew")) and field_of(
+        tables, "service_orders", _new.get("service_order_id"), "order_type"
+    ) in ("tree_clearance",):
+        refuse("vegetation_crew_work", rule="A tree_clearance order gets a vegetation crew.", fact=_block)
+    _other = row_of(tables, "utility_trucks", _new.get("utility_truck_id"))
+    if (_block := not_among(_other, field="truck_type", allowed=("bucket_truck",), what="utility truck")) and field_of(
+        tables, "service_orders", _new.get("service_order_id"), "order_type"
+    ) in ("new_service_connect", "streetlight_repair"):
+        refuse(
+            "bucket_truck_work",
+            rule="A new_service_connect or streetlight_repair order takes a bucket_truck.",
+            fact=_block,
+        )
+    _other = row_of(tables, "utility_trucks", _new.get("utility_truck_id"))
+    if (_block := not_among(_other, field="truck_type", allowed=("service_van",), what="utility truck")) and field_of(
+        tables, "service_orders", _new.get("service_order_id"), "order_type"
+    ) in ("meter_exchange",):
+        refuse("service_van_work", rule="A meter_exchange order takes a service_van.", fact=_block)
+    _other = row_of(tables, "utility_trucks", _new.get("utility_truck_id"))
+    if (
+        _block := not_among(_other, field="truck_type", allowed=("digger_derrick",), what="utility truck")
+    ) and field_of(tables, "service_orders", _new.get("service_order_id"), "order_type") in ("pole_replacement",):
+        refuse("digger_derrick_work", rule="A pole_replacement order takes a digger_derrick.", fact=_block)
+    _other = row_of(tables, "utility_trucks", _new.get("utility_truck_id"))
+    if (
+        _block := not_among(_other, field="truck_type", allowed=("gas_service_truck",), what="utility truck")
+    ) and field_of(tables, "service_orders", _new.get("service_order_id"), "order_type") in ("gas_leak_check",):
+        refuse("gas_truck_work", rule="A gas_leak_check order takes a gas_service_truck.", fact=_block)
+    _other = row_of(tables, "utility_trucks", _new.get("utility_truck_id"))
+    if (_block := not_among(_other, field="truck_type", allowed=("chipper_truck",), what="utility truck")) and field_of(
+        tables, "service_orders", _new.get("service_order_id"), "order_type"
+    ) in ("tree_clearance",):
+        refuse("chipper_truck_work", rule="A tree_clearance order takes a chipper_truck.", fact=_block)
     if (_block := outside_window(_new.get("start"), days=(), start="07:00", end="17:30")) and holds(
         field_of(tables, "service_orders", _new.get("service_order_id"), "priority"), op="!=", right="emergency"
     ):

@@ -32,7 +32,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import at_capacity, not_among, refuse, short_of
+from envcraft_runtime.rules import at_capacity, comparison_fails, holds, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -172,6 +172,10 @@ def studio_member_freeze(tables: Tables, studio_member_id: str) -> StudioMember:
     _row = STUDIO_MEMBERS.find(tables, studio_member_id)
     if _block := not_among(_row, field="status", allowed=("active",), what="studio member"):
         refuse("studio_member_freeze.status_in", rule="only active memberships can be frozen", fact=_block)
+    if _block := not_among(
+        _row, field="membership", allowed=("unlimited", "class_pack_10", "class_pack_5"), what="studio member"
+    ):
+        refuse("intro_offer_never_frozen", rule="An intro_offer membership is never frozen.", fact=_block)
     _row["status"] = "frozen"
     return as_record(StudioMember, _row)
 
@@ -273,6 +277,40 @@ def class_booking_book(tables: Tables, studio_member_id: str, fitness_class_id: 
             rule="the member does not have enough credits: offer a class pack first",
             fact=_block,
         )
+    if (
+        (_block := comparison_fails(_new.get("credits_used"), op=">=", right=2, name="credits used", other=""))
+        and (
+            field_of(tables, "fitness_classes", _new.get("fitness_class_id"), "title")
+            in ("Reformer Pilates", "Reformer Advanced")
+        )
+        and (
+            holds(
+                field_of(tables, "studio_members", _new.get("studio_member_id"), "membership"),
+                op="!=",
+                right="unlimited",
+            )
+        )
+    ):
+        refuse("reformer_costs_two_credits", rule="Reformer classes cost 2 credits.", fact=_block)
+    if (
+        (_block := not_among(_new, field="credits_used", allowed=(1,), what="class booking"))
+        and (
+            field_of(tables, "fitness_classes", _new.get("fitness_class_id"), "title")
+            not in ("Reformer Pilates", "Reformer Advanced")
+        )
+        and (
+            holds(
+                field_of(tables, "studio_members", _new.get("studio_member_id"), "membership"),
+                op="!=",
+                right="unlimited",
+            )
+        )
+    ):
+        refuse("other_class_costs_one_credit", rule="Every other class costs 1 credit.", fact=_block)
+    if (_block := not_among(_new, field="credits_used", allowed=(0,), what="class booking")) and holds(
+        field_of(tables, "studio_members", _new.get("studio_member_id"), "membership"), op="==", right="unlimited"
+    ):
+        refuse("unlimited_uses_no_credit", rule="Unlimited members use 0 credits.", fact=_block)
     _target_studio_member_id = target_row(tables, "studio_members", _new.get("studio_member_id"), "studio member")
     tables["class_bookings"].append(_new)
     if _target_studio_member_id is not None and _new.get("credits_used") is not None:

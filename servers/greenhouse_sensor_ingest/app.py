@@ -23,7 +23,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import not_among, refuse, taken_by_other
+from envcraft_runtime.rules import comparison_fails, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -283,10 +283,24 @@ def climate_batch_retry(tables: Tables, climate_batch_id: str, attempts: int) ->
     _row = CLIMATE_BATCHES.find(tables, climate_batch_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, field="attempts", low=0, high=5)
+    _new = {**_row, **_changes, "status": "retrying"}
     if _block := not_among(_row, field="status", allowed=("failed",), what="climate batch"):
         refuse("climate_batch_retry.status_in", rule="only failed batches can be retried", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "retrying"
+    if _block := not_among(
+        _row, field="error", allowed=("upload timeout", "CRC checksum mismatch"), what="climate batch"
+    ):
+        refuse(
+            "retry_only_fixable_errors",
+            rule="Only a batch that failed on an upload timeout or a CRC checksum mismatch is retried; one that failed on gateway clock drift, a malformed CSV row or a duplicate window is dead-lettered.",
+            fact=_block,
+        )
+    if _block := comparison_fails(_new.get("attempts"), op="<=", right=4, name="attempts", other=""):
+        refuse(
+            "retry_at_most_four_attempts",
+            rule="After the 4th failed attempt a batch is dead-lettered whatever the error: a retry never goes past 4 attempts.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(ClimateBatch, _row)
 
 

@@ -32,9 +32,12 @@ INSTRUCTIONS = (
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: [judgement_1] "
     "Work failed batches by the runbook's error table; dead-letter what retrying cannot fix and backfill "
     "gaps after a gateway comes back. [judgement_2] Excursions need a named grower's acknowledgement. "
-    "[excursion_response_1] Air temperature more than 4 C over the zone setpoint: open vents, acknowledge "
-    "within 10 minutes (on-call grower: Sanne de Vries days, Marco Bianchi nights). Call finish when "
-    "done."
+    "[retry_only_fixable_errors] Only a batch that failed on an upload timeout or a CRC checksum mismatch "
+    "is retried; one that failed on gateway clock drift, a malformed CSV row or a duplicate window is "
+    "dead-lettered. [retry_at_most_four_attempts] After the 4th failed attempt a batch is dead-lettered "
+    "whatever the error: a retry never goes past 4 attempts. [excursion_response_1] Air temperature more "
+    "than 4 C over the zone setpoint: open vents, acknowledge within 10 minutes (on-call grower: Sanne de "
+    "Vries days, Marco Bianchi nights). Call finish when done."
 )
 
 

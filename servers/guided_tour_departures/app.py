@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import aggregate_fails, not_among, refuse, short_of
+from envcraft_runtime.rules import aggregate_fails, comparison_fails, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -297,9 +297,23 @@ def tour_booking_hold(
 def tour_booking_confirm(tables: Tables, tour_booking_id: str) -> TourBooking:
     """Confirm a held booking once the deposit is received."""
     _row = TOUR_BOOKINGS.find(tables, tour_booking_id)
+    _new = {**_row, "status": "confirmed"}
     if _block := not_among(_row, field="status", allowed=("held",), what="tour booking"):
         refuse("tour_booking_confirm.status_in", rule="only held bookings can be confirmed", fact=_block)
-    _row["status"] = "confirmed"
+    _right = _new.get("total_price")
+    if _block := comparison_fails(
+        _new.get("balance_due"),
+        op="<=",
+        right=None if _right is None else _right * 0.75,
+        name="balance due",
+        other="0.75 x total price",
+    ):
+        refuse(
+            "deposit_before_confirm",
+            rule="The deposit is 25% of the total price and confirms a held booking: a booking is confirmed only once its balance due is at most 75% of its total price.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(TourBooking, _row)
 
 

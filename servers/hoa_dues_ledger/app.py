@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import not_among, refuse, short_of
+from envcraft_runtime.rules import comparison_fails, holds, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -191,6 +191,22 @@ def assessment_levy(
         "due_date": due_date,
         "status": "open",
     }
+    if (_block := comparison_fails(_new.get("amount"), op="==", right=465, name="amount", other="")) and holds(
+        _new.get("kind"), op="==", right="quarterly_dues"
+    ):
+        refuse("quarterly_dues_amount", rule="Quarterly dues are $465 per lot.", fact=_block)
+    if (_block := comparison_fails(_new.get("amount"), op="==", right=35, name="amount", other="")) and holds(
+        _new.get("kind"), op="==", right="late_fee"
+    ):
+        refuse("late_fee_amount", rule="A late fee is $35.", fact=_block)
+    if (_block := comparison_fails(_new.get("amount"), op="==", right=600, name="amount", other="")) and holds(
+        _new.get("kind"), op="==", right="special_assessment"
+    ):
+        refuse(
+            "special_assessment_amount",
+            rule="The 2026 special assessment (pool resurfacing) is $600 per lot.",
+            fact=_block,
+        )
     _target_homeowner_account_id = target_row(
         tables, "homeowner_accounts", _new.get("homeowner_account_id"), "homeowner account"
     )
@@ -375,6 +391,7 @@ def collection_case_start_plan(tables: Tables, collection_case_id: str) -> Colle
 def collection_case_resolve(tables: Tables, collection_case_id: str) -> CollectionCase:
     """Resolve a case once the balance is paid."""
     _row = COLLECTION_CASES.find(tables, collection_case_id)
+    _new = {**_row, "stage": "resolved"}
     if _block := not_among(
         _row,
         field="stage",
@@ -382,7 +399,19 @@ def collection_case_resolve(tables: Tables, collection_case_id: str) -> Collecti
         what="collection case",
     ):
         refuse("collection_case_resolve.status_in", rule="the case is already resolved", fact=_block)
-    _row["stage"] = "resolved"
+    if _block := comparison_fails(
+        field_of(tables, "homeowner_accounts", _new.get("homeowner_account_id"), "balance_due"),
+        op="<=",
+        right=0,
+        name="homeowner account balance due",
+        other="",
+    ):
+        refuse(
+            "resolve_when_balance_zero",
+            rule="A collection case is resolved only when the account's balance due has reached zero.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(CollectionCase, _row)
 
 

@@ -29,7 +29,10 @@ INSTRUCTIONS = (
     "YYYY-MM-DDTHH:MM. Records have ids like hoa-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools (or the `hoa` CLI in the shell) and the "
-    "file tools. Call finish when done."
+    "file tools. Policies: [quarterly_dues_amount] Quarterly dues are $465 per lot. [late_fee_amount] A "
+    "late fee is $35. [special_assessment_amount] The 2026 special assessment (pool resurfacing) is $600 "
+    "per lot. [resolve_when_balance_zero] A collection case is resolved only when the account's balance "
+    "due has reached zero. Call finish when done."
 )
 
 

@@ -22,8 +22,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import at_capacity, not_among, refuse
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import at_capacity, comparison_fails, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -238,6 +238,35 @@ def employee_inquiry_route(tables: Tables, employee_inquiry_id: str, hr_business
             rule="that partner's caseload is full: route to another partner with the same specialty in the region",
             fact=_block,
         )
+    if (
+        _block := comparison_fails(
+            _new.get("category"),
+            op="==",
+            right=field_of(tables, "hr_business_partners", _new.get("hr_business_partner_id"), "specialty"),
+            name="category",
+            other="the hr business partner's specialty",
+        )
+    ) and holds(_new.get("category"), op="!=", right="policy"):
+        refuse(
+            "route_to_matching_specialty", rule="A case goes to a partner whose specialty is its category.", fact=_block
+        )
+    _other = row_of(tables, "hr_business_partners", _new.get("hr_business_partner_id"))
+    if (
+        _block := not_among(_other, field="specialty", allowed=("employee_relations",), what="hr business partner")
+    ) and holds(_new.get("category"), op="==", right="policy"):
+        refuse(
+            "route_policy_to_employee_relations",
+            rule="Policy questions go to an employee_relations partner.",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        _new.get("region"),
+        op="==",
+        right=field_of(tables, "hr_business_partners", _new.get("hr_business_partner_id"), "region"),
+        name="region",
+        other="the hr business partner's region",
+    ):
+        refuse("route_within_region", rule="The partner is in the case's region.", fact=_block)
     _row.update(_new)
     return as_record(EmployeeInquiry, _row)
 
@@ -342,6 +371,12 @@ def case_note_add(
         "visibility": visibility,
         "body": body,
     }
+    if (_block := not_among(_new, field="visibility", allowed=("internal",), what="case note")) and holds(
+        field_of(tables, "employee_inquiries", _new.get("employee_inquiry_id"), "sensitivity"),
+        op="==",
+        right="confidential",
+    ):
+        refuse("confidential_notes_internal", rule="Notes on a confidential case are internal only.", fact=_block)
     tables["case_notes"].append(_new)
     return as_record(CaseNote, _new)
 

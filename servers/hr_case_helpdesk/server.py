@@ -31,13 +31,16 @@ INSTRUCTIONS = (
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
     "file tools. Policies: [judgement_1] Listen first, answer from policy where possible, then log and "
-    "route. [judgement_2] Mark sensitive topics confidential and keep notes internal. "
-    "[hr_service_guide_1] Answer from the policy library when a policy covers the question; cite the "
-    "title and version. Log a case only when action or judgement is needed. [hr_service_guide_2] Anything "
-    "about harassment, discrimination, whistleblowing or a manager conflict is `confidential` "
-    "employee_relations; use internal notes only and never share other employees' details. "
-    "[hr_service_guide_3] Never disclose another employee's salary, leave or case. [hr_service_guide_4] "
-    "First response within 4 working hours; confidential cases within 1 hour. Call finish when done."
+    "route. [judgement_2] Mark sensitive topics confidential. [hr_service_guide_1] Answer from the policy "
+    "library when a policy covers the question; cite the title and version. Log a case only when action "
+    "or judgement is needed. [hr_service_guide_2] Anything about harassment, discrimination, "
+    "whistleblowing or a manager conflict is `confidential` employee_relations; never share other "
+    "employees' details. [route_to_matching_specialty] A case goes to a partner whose specialty is its "
+    "category. [route_policy_to_employee_relations] Policy questions go to an employee_relations partner. "
+    "[route_within_region] The partner is in the case's region. [confidential_notes_internal] Notes on a "
+    "confidential case are internal only. [hr_service_guide_3] Never disclose another employee's salary, "
+    "leave or case. [hr_service_guide_4] First response within 4 working hours; confidential cases within "
+    "1 hour. Call finish when done."
 )
 
 

@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import not_among, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
+from envcraft_runtime.rules import holds, not_among, present_related, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -190,9 +190,18 @@ def inbound_lot_start_sampling(tables: Tables, inbound_lot_id: str) -> InboundLo
 def inbound_lot_accept(tables: Tables, inbound_lot_id: str) -> InboundLot:
     """Accept a lot whose tests all passed."""
     _row = INBOUND_LOTS.find(tables, inbound_lot_id)
+    _new = {**_row, "status": "accepted"}
     if _block := not_among(_row, field="status", allowed=("testing",), what="inbound lot"):
         refuse("inbound_lot_accept.status_in", rule="a lot can be accepted only after testing", fact=_block)
-    _row["status"] = "accepted"
+    if _block := present_related(
+        tables["lab_tests"],
+        match={"inbound_lot_id": _new.get("id")},
+        field="status",
+        allowed=("queued", "in_progress", "fail"),
+        what="lab test",
+    ):
+        refuse("every_test_passed", rule="A lot is accepted only if every test passes.", fact=_block)
+    _row.update(_new)
     return as_record(InboundLot, _row)
 
 
@@ -235,6 +244,30 @@ def lab_test_schedule(tables: Tables, inbound_lot_id: str, test_type: LabTestTes
         "defects_found": None,
         "status": "queued",
     }
+    if (_block := not_among(_new, field="test_type", allowed=("dimensional", "hardness"), what="lab test")) and holds(
+        field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-1001 bone screw"
+    ):
+        refuse("bone_screw_tests", rule="Bone screws are tested dimensional + hardness.", fact=_block)
+    if (_block := not_among(_new, field="test_type", allowed=("tensile",), what="lab test")) and holds(
+        field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-3102 spring"
+    ):
+        refuse("spring_tests", rule="Springs are tested tensile.", fact=_block)
+    if (_block := not_among(_new, field="test_type", allowed=("dimensional", "visual"), what="lab test")) and holds(
+        field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-2040 housing"
+    ):
+        refuse("housing_tests", rule="Housings are tested dimensional + visual.", fact=_block)
+    if (_block := not_among(_new, field="test_type", allowed=("visual",), what="lab test")) and holds(
+        field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-5003 pouch"
+    ):
+        refuse("pouch_tests", rule="Pouches are tested visual (seal).", fact=_block)
+    if (_block := not_among(_new, field="test_type", allowed=("visual",), what="lab test")) and holds(
+        field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-4410 PCBA"
+    ):
+        refuse("pcba_tests", rule="PCBAs are tested visual.", fact=_block)
+    if (_block := not_among(_new, field="test_type", allowed=("dimensional",), what="lab test")) and holds(
+        field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-6120 tubing"
+    ):
+        refuse("tubing_tests", rule="Tubing is tested dimensional.", fact=_block)
     _target_inbound_lot_id = target_row(tables, "inbound_lots", _new.get("inbound_lot_id"), "inbound lot")
     tables["lab_tests"].append(_new)
     if _target_inbound_lot_id is not None:

@@ -297,6 +297,75 @@ def asset_assignment_issue(
             rule="not enough in stock: offer the standard alternative model or raise a purchase request",
             fact=_block,
         )
+    _other = row_of(tables, "hardware_models", _new.get("hardware_model_id"))
+    if (
+        (
+            _block := not_among(
+                _other, field="name", allowed=("MacBook Pro 14 M3 Pro", "Dell Latitude 7450"), what="hardware model"
+            )
+        )
+        and (
+            holds(
+                field_of(tables, "hardware_models", _new.get("hardware_model_id"), "category"), op="==", right="laptop"
+            )
+        )
+        and (
+            field_of(tables, "agency_employees", _new.get("agency_employee_id"), "department")
+            in ("Creative", "Video Production")
+        )
+    ):
+        refuse(
+            "creative_video_laptop",
+            rule="Creative and Video Production staff get a MacBook Pro 14 M3 Pro laptop (alternative: Dell Latitude 7450).",
+            fact=_block,
+        )
+    _other = row_of(tables, "hardware_models", _new.get("hardware_model_id"))
+    if (
+        (
+            _block := not_among(
+                _other, field="name", allowed=("ThinkPad T14 Gen 5", "Dell Latitude 7450"), what="hardware model"
+            )
+        )
+        and (
+            holds(
+                field_of(tables, "hardware_models", _new.get("hardware_model_id"), "category"), op="==", right="laptop"
+            )
+        )
+        and (
+            holds(
+                field_of(tables, "agency_employees", _new.get("agency_employee_id"), "department"),
+                op="==",
+                right="Engineering",
+            )
+        )
+    ):
+        refuse(
+            "engineering_laptop",
+            rule="Engineering staff get a ThinkPad T14 Gen 5 laptop (alternative: Dell Latitude 7450).",
+            fact=_block,
+        )
+    _other = row_of(tables, "hardware_models", _new.get("hardware_model_id"))
+    if (
+        (
+            _block := not_among(
+                _other, field="name", allowed=("MacBook Air 13 M3", "Dell Latitude 7450"), what="hardware model"
+            )
+        )
+        and (
+            holds(
+                field_of(tables, "hardware_models", _new.get("hardware_model_id"), "category"), op="==", right="laptop"
+            )
+        )
+        and (
+            field_of(tables, "agency_employees", _new.get("agency_employee_id"), "department")
+            in ("Account Management", "Finance", "People")
+        )
+    ):
+        refuse(
+            "standard_laptop",
+            rule="Account Management, Finance and People staff get a MacBook Air 13 M3 laptop (alternative: Dell Latitude 7450).",
+            fact=_block,
+        )
     _other = row_of(tables, "agency_employees", _new.get("agency_employee_id"))
     if (
         _block := not_among(_other, field="department", allowed=("Account Management",), what="agency employee")

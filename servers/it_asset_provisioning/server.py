@@ -30,10 +30,13 @@ INSTRUCTIONS = (
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: [judgement_1] "
     "Issue kit per the equipment standards for the person's department and location; check stock and "
-    "licence seats first and fall back to the documented alternative model. [equipment_standards_1] "
-    "Remote staff get a CalDigit TS4 dock. [equipment_standards_1b] Phones only for Account Management. "
-    "[onboarding_requests_1] Please have kit issued and licences assigned the Friday before each start "
-    "date. Call finish when done."
+    "licence seats first and fall back to the documented alternative model. [creative_video_laptop] "
+    "Creative and Video Production staff get a MacBook Pro 14 M3 Pro laptop (alternative: Dell Latitude "
+    "7450). [engineering_laptop] Engineering staff get a ThinkPad T14 Gen 5 laptop (alternative: Dell "
+    "Latitude 7450). [standard_laptop] Account Management, Finance and People staff get a MacBook Air 13 "
+    "M3 laptop (alternative: Dell Latitude 7450). [equipment_standards_1] Remote staff get a CalDigit TS4 "
+    "dock. [equipment_standards_1b] Phones only for Account Management. [onboarding_requests_1] Please "
+    "have kit issued and licences assigned the Friday before each start date. Call finish when done."
 )
 
 

@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import not_among, refuse
+from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, target_row, text_contains
+from envcraft_runtime.rules import holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -318,6 +318,17 @@ def result_alert_queue(
         "read_back_by": None,
         "status": "pending",
     }
+    if (_block := not_among(_new, field="channel", allowed=("phone_call",), what="result alert")) and holds(
+        _new.get("attempt"), op=">=", right=2
+    ):
+        refuse("repeat_alert_by_phone", rule="A repeat alert (attempt 2 or more) goes by phone_call.", fact=_block)
+    _other = row_of(tables, "clinicians", _new.get("clinician_id"))
+    if (_block := not_among(_other, field="role", allowed=("attending",), what="clinician")) and holds(
+        _new.get("attempt"), op=">=", right=2
+    ):
+        refuse(
+            "repeat_alert_to_attending", rule="A repeat alert (attempt 2 or more) goes to an attending.", fact=_block
+        )
     _target_lab_result_id = target_row(tables, "lab_results", _new.get("lab_result_id"), "lab result")
     tables["result_alerts"].append(_new)
     if _target_lab_result_id is not None:

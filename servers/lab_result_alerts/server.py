@@ -30,8 +30,10 @@ INSTRUCTIONS = (
     "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. There "
     "are no files here: read_policies lists every rule the tools enforce. Policies: [judgement_1] "
     "Critical results must be acknowledged by read-back within 30 minutes. [judgement_2] If an alert "
-    "fails or is not acknowledged, escalate it and queue the next attempt (attempt + 1) to the unit's "
-    "attending by phone_call. Call finish when done."
+    "fails or is not acknowledged, escalate it and queue the next attempt (attempt + 1); the attending it "
+    "goes to is the one of the patient's unit. [repeat_alert_by_phone] A repeat alert (attempt 2 or more) "
+    "goes by phone_call. [repeat_alert_to_attending] A repeat alert (attempt 2 or more) goes to an "
+    "attending. Call finish when done."
 )
 
 

@@ -22,8 +22,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, overlapping, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import holds, in_past, not_among, overlapping, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -393,6 +393,36 @@ def intake_consultation_schedule(
             "intake_script_2",
             rule="conflicts are not cleared for this matter yet: run and clear the conflict check first",
             fact=_block,
+        )
+    if (
+        _block := not_among(_new, field="attorney", allowed=("Priya Raman", "Daniel Okoro"), what="intake consultation")
+    ) and holds(
+        field_of(tables, "legal_matters", _new.get("legal_matter_id"), "practice_area"), op="==", right="employment"
+    ):
+        refuse(
+            "employment_attorneys", rule="An employment consultation is with Priya Raman or Daniel Okoro.", fact=_block
+        )
+    if (_block := not_among(_new, field="attorney", allowed=("Sofia Lindgren",), what="intake consultation")) and holds(
+        field_of(tables, "legal_matters", _new.get("legal_matter_id"), "practice_area"), op="==", right="real_estate"
+    ):
+        refuse("real_estate_attorney", rule="A real_estate consultation is with Sofia Lindgren.", fact=_block)
+    if (_block := not_among(_new, field="attorney", allowed=("James Whitaker",), what="intake consultation")) and holds(
+        field_of(tables, "legal_matters", _new.get("legal_matter_id"), "practice_area"), op="==", right="family"
+    ):
+        refuse("family_attorney", rule="A family consultation is with James Whitaker.", fact=_block)
+    if (
+        _block := not_among(_new, field="attorney", allowed=("Helen Abernathy",), what="intake consultation")
+    ) and holds(
+        field_of(tables, "legal_matters", _new.get("legal_matter_id"), "practice_area"), op="==", right="corporate"
+    ):
+        refuse("corporate_attorney", rule="A corporate consultation is with Helen Abernathy.", fact=_block)
+    if (
+        _block := not_among(_new, field="attorney", allowed=("Marcus Cole", "Daniel Okoro"), what="intake consultation")
+    ) and holds(
+        field_of(tables, "legal_matters", _new.get("legal_matter_id"), "practice_area"), op="==", right="litigation"
+    ):
+        refuse(
+            "litigation_attorneys", rule="A litigation consultation is with Marcus Cole or Daniel Okoro.", fact=_block
         )
     tables["intake_consultations"].append(_new)
     return as_record(IntakeConsultation, _new)

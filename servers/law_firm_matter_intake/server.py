@@ -33,7 +33,11 @@ INSTRUCTIONS = (
     "file tools. Policies: [judgement_1] Be empathetic and careful: collect facts, never advise. "
     "[judgement_2] Run the conflict search on every party before anything is booked. [intake_script_1] Do "
     'not give legal advice or predict outcomes; say "an attorney will discuss that in the consultation". '
-    "[intake_script_2] Book the consultation only after conflicts are cleared. Call finish when done."
+    "[intake_script_2] Book the consultation only after conflicts are cleared. [employment_attorneys] An "
+    "employment consultation is with Priya Raman or Daniel Okoro. [real_estate_attorney] A real_estate "
+    "consultation is with Sofia Lindgren. [family_attorney] A family consultation is with James Whitaker. "
+    "[corporate_attorney] A corporate consultation is with Helen Abernathy. [litigation_attorneys] A "
+    "litigation consultation is with Marcus Cole or Daniel Okoro. Call finish when done."
 )
 
 
