@@ -615,3 +615,24 @@ ASK_LODGE = "Record the CBP hold on HBL-0000026-2 and lodge HBL-0000010-2."
 ])
 def test_its_asked_column_and_list_items_under_a_records_line(world, check, ask, answer, pays):
     assert (paid(world, check, answer, ask) == 1.0) is pays
+
+
+# careful20d #17: a machine called by its make, as staff shorten it ("the Kinze")
+HARVEST = {"operators": [{"id": f"opr-000{n}", "name": name, "skill": skill} for n, name, skill in
+                         [(3, "Nina Okafor", "semi_truck"), (4, "Raj Patel", "grain_cart"), (5, "Eva Lund", "combine"),
+                          (6, "Tom Berg", "grain_cart")]],
+           "machines": [{"id": f"mch-000{n}", "name": name, "type": kind} for n, name, kind in
+                        [(1, "Kinze 1100 grain cart", "grain_cart"), (2, "John Deere S780", "combine"),
+                         (3, "Peterbilt 389", "semi_truck")]]}
+SEMI = refusal("operators", "skill", "semi truck", "opr-0003",
+               ["judgement_1", "Each job's operator is qualified for its machine."])
+ASK_HARVEST = "Put Nina Okafor on the Kinze for the north field."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Nina Okafor (opr-0003) is a semi truck driver, and the Kinze is a grain cart.", True),
+    ("Nina Okafor (opr-0003) is a semi truck driver. She is a grain cart driver.", False),
+    ("Nina Okafor (opr-0003) is a semi truck driver, and she is a grain cart driver.", False),
+])
+def test_a_record_called_by_the_first_word_of_its_name(answer, pays):
+    assert (paid(HARVEST, SEMI, answer, ASK_HARVEST) == 1.0) is pays

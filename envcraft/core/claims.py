@@ -239,6 +239,15 @@ def table_nouns(table: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def leading_words(names: dict[tuple[str, ...], frozenset[str]]) -> dict[str, frozenset[str]]:
+    """The first word (four letters or more) of each name of two words or more -> the records it names."""
+    found: dict[str, set[str]] = {}
+    for key, ids in names.items():
+        if len(key) >= 2 and key[0].isalpha() and len(key[0]) >= 4:
+            found.setdefault(key[0], set()).update(ids)
+    return {word: frozenset(ids) for word, ids in found.items()}
+
+
 def short_names(names: dict[tuple[str, ...], frozenset[str]]) -> dict[str, frozenset[str]]:
     """A person's first and last name (3 letters or more) -> the ids of the records whose names hold it: "zoe" for
     Zoe Lindqvist. Only two-word names are a first and a last name ("Senior Wellbeing Fund" is no person). Read as
@@ -270,6 +279,8 @@ class Reading:
     record_kinds: dict[str, frozenset[str]] = field(default_factory=dict)  # id -> its table's nouns ("finding")
     phrases: frozenset[tuple[str, ...]] = frozenset()  # the words of the world's values of two words or more
     heads: frozenset[str] = frozenset()  # the first words of the world's table names ("alert" of alert_notifications)
+    leads: dict[str, frozenset[str]] = field(default_factory=dict)  # the first word of a name of several words, as
+    # staff shorten it after "the" ("the Kinze" for the Kinze 1100 grain cart) -> the records it leads
 
 
 @dataclass
@@ -315,6 +326,8 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
         else:
             if person := _first_or_last_name(text, tokens, i, reading, found):
                 found.append((tokens[i][0], tokens[i][1], person))
+            elif i and tokens[i - 1][2] == "the" and text[tokens[i][0]].isupper() and tokens[i][2] in reading.leads:
+                found.append((tokens[i][0], tokens[i][1], reading.leads[tokens[i][2]]))  # "the Kinze": its make
         i += 1
     found = [(s, e, ids) for s, e, ids in found if not any(s < ve and vs < e for vs, ve in values)
              or all(s <= vs and ve <= e and (vs, ve) != (s, e) for vs, ve in values if s < ve and vs < e)
@@ -678,4 +691,4 @@ def _slashed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> b
 
 
 __all__ = ["MAX_NAME_WORDS", "RECORD_ID", "Claims", "Reading", "named_records", "read", "record_names", "short_names",
-           "singular", "table_nouns", "words"]
+           "leading_words", "singular", "table_nouns", "words"]

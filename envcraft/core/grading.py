@@ -14,7 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from envcraft.core.answers import MAX_ANSWER_CHARS, dates, kind_of, names, same_value
-from envcraft.core.claims import Reading, named_records, read, record_names, short_names, table_nouns, words
+from envcraft.core.claims import (
+    Reading,
+    leading_words,
+    named_records,
+    read,
+    record_names,
+    short_names,
+    table_nouns,
+    words,
+)
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
 from envcraft.core.facts import states_fact
@@ -200,7 +209,8 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
                    values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons),
                    world_words=_world_words(initial), referred=_referred(initial, about),
                    column=check.column or "", record_kinds=_record_kinds(initial), phrases=_phrases(initial),
-                   heads=frozenset(t.split("_")[0] for t in initial.tables if "_" in t.strip("_")))
+                   heads=frozenset(t.split("_")[0] for t in initial.tables if "_" in t.strip("_")),
+                   leads=leading_words(names))
 
 
 def _kinds(initial: Snapshot, asked: str) -> frozenset[str]:
