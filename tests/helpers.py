@@ -109,3 +109,20 @@ def cross_task() -> Task:
                     and task.other_initial[task.envs[1]].rows:
                 return task
     pytest.fail("the task store has no cross-environment task with initial rows in both environments")
+
+
+def compiled_server(bp, tmp_path):
+    """A blueprint compiled into tmp_path and its server module loaded: (folder, module), for calling its tools."""
+    from envcraft.generator.compile.compiler import compile_blueprint
+    from envcraft.registry.catalog import Environment
+    from envcraft.registry.launch import load_server_module
+    from envcraft.registry.manifest import read_manifest
+
+    folder = compile_blueprint(bp, tmp_path / bp.id)
+    manifest = read_manifest(folder)
+    return folder, load_server_module(Environment(manifest.env.env_id, folder, manifest))
+
+
+def seed_state(folder: Path) -> Path:
+    """The app state a compiled server starts from."""
+    return folder / "seed" / ".app" / "state.json"

@@ -12,25 +12,14 @@ import anyio
 import pytest
 import yaml
 from envcraft.generator.compile.appcode import BlueprintError, check
-from envcraft.generator.compile.compiler import compile_blueprint
 from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
-from envcraft.registry.catalog import Environment
-from envcraft.registry.launch import load_server_module
-from envcraft.registry.manifest import read_manifest
 from mcp import Client
 from pydantic import ValidationError
 
+from tests.helpers import compiled_server as _compiled
+from tests.helpers import seed_state as _state
+
 TOURS = BLUEPRINTS / "guided_tour_departures.yaml"
-
-
-def _compiled(bp: Blueprint, tmp_path):
-    folder = compile_blueprint(bp, tmp_path / bp.id)
-    manifest = read_manifest(folder)
-    return folder, load_server_module(Environment(manifest.env.env_id, folder, manifest))
-
-
-def _state(folder):
-    return folder / "seed" / ".app" / "state.json"
 
 
 def test_a_sum_over_related_rows_blocks_until_the_rows_reach_the_rows_own_field(tmp_path):

@@ -11,25 +11,14 @@ import json
 import anyio
 import pytest
 import yaml
-from envcraft.generator.compile.compiler import compile_blueprint
 from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
 from envcraft.generator.rules.registry import kind
 from envcraft.generator.seeds.seed import seed_tables
-from envcraft.registry.catalog import Environment
-from envcraft.registry.launch import load_server_module
-from envcraft.registry.manifest import read_manifest
 from mcp import Client
 from pydantic import ValidationError
 
-
-def _compiled(bp: Blueprint, tmp_path):
-    folder = compile_blueprint(bp, tmp_path / bp.id)
-    manifest = read_manifest(folder)
-    return folder, load_server_module(Environment(manifest.env.env_id, folder, manifest))
-
-
-def _state(folder):
-    return folder / "seed" / ".app" / "state.json"
+from tests.helpers import compiled_server as _compiled
+from tests.helpers import seed_state as _state
 
 
 def test_a_charge_must_be_quantity_times_the_items_unit_cost(tmp_path):

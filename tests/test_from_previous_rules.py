@@ -9,24 +9,13 @@ import json
 import random
 
 import anyio
-from envcraft.generator.compile.compiler import compile_blueprint
-from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.generator.tasks.choose import Chooser
 from envcraft.generator.tasks.env import SERVERS, load_env
-from envcraft.registry.catalog import Environment
-from envcraft.registry.launch import load_server_module
-from envcraft.registry.manifest import read_manifest
 from mcp import Client
 
-
-def _compiled(bp: Blueprint, tmp_path):
-    folder = compile_blueprint(bp, tmp_path / bp.id)
-    manifest = read_manifest(folder)
-    return folder, load_server_module(Environment(manifest.env.env_id, folder, manifest))
-
-
-def _state(folder):
-    return folder / "seed" / ".app" / "state.json"
+from tests.helpers import compiled_server as _compiled
+from tests.helpers import seed_state as _state
 
 
 def test_a_failure_records_one_more_attempt_than_before(tmp_path):

@@ -10,21 +10,13 @@ import json
 import anyio
 import yaml
 from envcraft.generator.compile.appcode import BlueprintError, check
-from envcraft.generator.compile.compiler import compile_blueprint
 from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
 from envcraft.generator.seeds.seed import seed_tables
-from envcraft.registry.catalog import Environment
-from envcraft.registry.launch import load_server_module
-from envcraft.registry.manifest import read_manifest
 from mcp import Client
 
+from tests.helpers import compiled_server as _compiled
+
 SKI = BLUEPRINTS / "ski_rental_shop.yaml"
-
-
-def _compiled(bp: Blueprint, tmp_path):
-    folder = compile_blueprint(bp, tmp_path / bp.id)
-    manifest = read_manifest(folder)
-    return folder, load_server_module(Environment(manifest.env.env_id, folder, manifest))
 
 
 def _listed(bp: Blueprint) -> dict[str, float]:

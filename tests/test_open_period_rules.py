@@ -9,23 +9,12 @@ import json
 
 import anyio
 import pytest
-from envcraft.generator.compile.compiler import compile_blueprint
-from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
-from envcraft.registry.catalog import Environment
-from envcraft.registry.launch import load_server_module
-from envcraft.registry.manifest import read_manifest
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
 from envcraft_runtime.rules import period_key, period_shut
 from mcp import Client
 
-
-def _compiled(bp: Blueprint, tmp_path):
-    folder = compile_blueprint(bp, tmp_path / bp.id)
-    manifest = read_manifest(folder)
-    return folder, load_server_module(Environment(manifest.env.env_id, folder, manifest))
-
-
-def _state(folder):
-    return folder / "seed" / ".app" / "state.json"
+from tests.helpers import compiled_server as _compiled
+from tests.helpers import seed_state as _state
 
 
 def test_no_entry_is_drafted_or_posted_in_a_locked_or_missing_period(tmp_path):

@@ -9,23 +9,15 @@ import json
 
 import anyio
 import pytest
-from envcraft.generator.compile.compiler import compile_blueprint
-from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.generator.model.policy import refusal
 from envcraft.generator.seeds.policy_rows import broken_rows
 from envcraft.generator.seeds.seed import seed_tables
 from envcraft.generator.seeds.seed_rules import breaches
-from envcraft.registry.catalog import Environment
-from envcraft.registry.launch import load_server_module
-from envcraft.registry.manifest import read_manifest
 from envcraft_runtime.rules import INACTIVE
 from mcp import Client
 
-
-def _compiled(bp: Blueprint, tmp_path):
-    folder = compile_blueprint(bp, tmp_path / bp.id)
-    manifest = read_manifest(folder)
-    return folder, load_server_module(Environment(manifest.env.env_id, folder, manifest))
+from tests.helpers import compiled_server as _compiled
 
 
 def test_a_condition_on_a_referenced_row_blocks_through_the_real_server(tmp_path):

@@ -9,19 +9,11 @@ import json
 
 import anyio
 import pytest
-from envcraft.generator.compile.compiler import compile_blueprint
-from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
-from envcraft.registry.catalog import Environment
-from envcraft.registry.launch import load_server_module
-from envcraft.registry.manifest import read_manifest
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
 from envcraft_runtime.rules import days_apart
 from mcp import Client
 
-
-def _compiled(bp: Blueprint, tmp_path):
-    folder = compile_blueprint(bp, tmp_path / bp.id)
-    manifest = read_manifest(folder)
-    return folder, load_server_module(Environment(manifest.env.env_id, folder, manifest))
+from tests.helpers import compiled_server as _compiled
 
 
 def test_a_return_is_requested_within_its_window_of_the_purchase(tmp_path):
