@@ -690,5 +690,17 @@ def _slashed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> b
     return False
 
 
-__all__ = ["MAX_NAME_WORDS", "RECORD_ID", "Claims", "Reading", "named_records", "read", "record_names", "short_names",
-           "leading_words", "singular", "table_nouns", "words"]
+__all__ = [
+    "MAX_NAME_WORDS",
+    "RECORD_ID",
+    "Claims",
+    "Reading",
+    "leading_words",
+    "named_records",
+    "read",
+    "record_names",
+    "short_names",
+    "singular",
+    "table_nouns",
+    "words",
+]

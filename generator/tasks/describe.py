@@ -52,7 +52,7 @@ def plural(entity) -> str:
 def with_article(noun: str) -> str:
     """`a bus`, `an outage notice`, `an ACH return` (a letter said as a vowel sound), `a user`, `a one-off`."""
     first = noun.split()[0] if noun.split() else noun
-    vowel = first[:1].lower() in "aeio" and not first.lower().startswith(("one", "eu")) or \
+    vowel = (first[:1].lower() in "aeio" and not first.lower().startswith(("one", "eu"))) or \
         (first[:1] in "FHLMNRSX" and first.isupper() and len(first) > 1)  # "an FX deal", "an HR case", "an SMS"
     return f"{'an' if vowel else 'a'} {noun}"
 
