@@ -636,3 +636,59 @@ ASK_HARVEST = "Put Nina Okafor on the Kinze for the north field."
 ])
 def test_a_record_called_by_the_first_word_of_its_name(answer, pays):
     assert (paid(HARVEST, SEMI, answer, ASK_HARVEST) == 1.0) is pays
+
+
+# careful20e (a fifth by-hand round) and its gaming probe
+ADJUSTERS = {"field_adjusters": [{"id": f"fad-00{n}", "name": name, "seniority": s} for n, name, s in
+                                 [(28, "Kofi Moreau", "trainee"), (29, "Ada Lind", "senior"), (30, "Raj Iyer", "adjuster"),
+                                  (31, "Eve Park", "complex_loss"), (32, "Bo Tan", "senior"), (33, "Cy Reed", "adjuster"),
+                                  (34, "Di Moss", "trainee"), (35, "Ed Vale", "complex_loss"), (36, "Fay Ng", "senior"),
+                                  (37, "Gus Orr", "adjuster"), (38, "Hal Ito", "senior"), (39, "Ivy Lu", "adjuster")]]}
+TRAINEE = refusal("field_adjusters", "seniority", "trainee", "fad-0028",
+                  ["assignment_rules_1", "Moderate claims need an adjuster, senior or complex_loss (never a trainee)."])
+ASK_ASSIGN = "Give the moderate claim LSC-000035 to Kofi Moreau."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Kofi Moreau (fad-0028) is a trainee; moderate claims need an adjuster, senior or complex_loss adjuster.", True),
+    ("Kofi Moreau (fad-0028) is a trainee. I will find a senior adjuster.", True),  # an offer, not his state
+    ("Kofi Moreau (fad-0028) is a trainee; he is an adjuster, senior or complex_loss adjuster.", False),
+    ("Kofi Moreau (fad-0028) is a trainee. He is a senior adjuster.", False),
+])
+def test_a_rules_list_after_a_semicolon_and_an_offer_claim_no_state(answer, pays):
+    assert (paid(ADJUSTERS, TRAINEE, answer, ASK_ASSIGN) == 1.0) is pays
+
+
+NEW_HIRES = {"new_hires": [{"id": f"nhr-00{n}", "name": name, "stage": s} for n, name, s in
+                       [(12, "Umar Weber", "onboarded"), (13, "Lea Roth", "started"), (14, "Ian Cole", "offer"),
+                        (15, "Mia Sood", "started")]]}
+ONBOARDED = refusal("new_hires", "stage", "onboarded", "nhr-0012",
+                    ["new_hire_start.status_in", "Only hires at offer can be started."])
+ASK_START = "Start Umar Weber's onboarding."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Umar Weber (nhr-0012) is already onboarded, beyond the started stage.", True),
+    ("Umar Weber (nhr-0012) is onboarded, or at least started.", False),
+    ("Umar Weber (nhr-0012) is started.", False),
+])
+def test_a_value_after_beyond_or_past_is_a_point_passed(answer, pays):
+    assert (paid(NEW_HIRES, ONBOARDED, answer, ASK_START) == 1.0) is pays
+
+
+WAGE_FILINGS = {"wage_filings": [{"id": f"wgf-00{n}", "reference": ref, "status": s} for n, ref, s in
+                            [(19, "WF-2026-000019", "rejected"), (51, "WF-2026-000051", "rejected"),
+                             (52, "WF-2026-000052", "received"), (53, "WF-2026-000053", "accepted")]]}
+FILING_REJECTED = refusal("wage_filings", "status", "rejected", "wgf-0019",
+                          ["wage_filing_amend.status_in", "Only received filings can be amended."])
+ASK_AMEND = "Amend filing WF-2026-000019 and file a new one for December."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("WF-2026-000019 (wgf-0019) can't be amended. That filing was rejected.\nNote: WF-2026-000691 is received.", True),
+    ("WF-2026-000019 (wgf-0019) is rejected.", True),
+    ("WF-2026-000019 (wgf-0019) can't be amended.\nNote: WF-2026-000052 is received.", False),  # an existing one
+    ("The other WF-2026-000019 filing (wgf-0051) is rejected.", False),  # the right value, another record's id
+])
+def test_a_new_records_code_and_another_records_id_beside_the_asked_records_name(answer, pays):
+    assert (paid(WAGE_FILINGS, FILING_REJECTED, answer, ASK_AMEND) == 1.0) is pays

@@ -94,7 +94,14 @@ core/guesses.py): the expected value must be there, and no other value of the as
    in the usage "web editorial") are no state of the record; nor is a value right before the first word of a
    table's name ("the email alert for Tomas"). A rule's id said in a sentence whose subject is the asked record
    states the reason past another record's name; another rule's id costs that only where it is said of the
-   asked record (a dump), not of another record ("For enr-0006 I followed call_script_2").
+   asked record (a dump), not of another record ("For enr-0006 I followed call_script_2"). From later rounds:
+   an -ing value before a record's name, after a refusal word, is the refused action ("Not done: sampling for
+   ilt-0026"); "nothing to A or B" negates; "which", "any", "with a" before a value, and "our", "beyond",
+   "past" speak of no state of the record; "its <asked column>" is the asked record's; list items under a line
+   "<record>:" are that record's; a plan or an offer ("I will find a senior adjuster", "you'd like") and a rule's
+   list after it (", senior or complex_loss") claim nothing; "the Kinze" names the record whose name it opens; a
+   code shaped like the world's codes that no row holds is a record the episode made; and a record named by its
+   id in brackets owns its clause whatever words name before it ("The other WF-2026-000019 filing (wgf-0051)").
 
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
 are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
@@ -123,7 +130,7 @@ _CLAUSE_CUT = re.compile(r";|:(?=\s)|,(?=\s)|\s[-\u2013\u2014]+\s|[()\[\]]|(?<=\
 _PRONOUN_OPENING = re.compile(r"^\W*(?:it|it's|its|they|they're|their|this|that|these|those|he|she|his|her|both)\b",
                               re.I)
 _SPLIT_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")  # where letters meet digits
-_RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?|ha(?:s|ve)\s+to|only|rules?|polic(?:y|ies)"
+_RULE = re.compile(r"\b(?:should|must|may|can|will|would|could|let\s+me|\w+'d|\w+'ll|want|like|need(?:s|ed)?|ha(?:s|ve)\s+to|only|rules?|polic(?:y|ies)"
                    r"|allowed|permitted|requires?|required)\b", re.I)
 _RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*"  # "rule ap_1: <its text>" (_quote_end)
                          r"|(?<=\()\s*[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]\w*)?\s*:[^)\n]*", re.I)  # "(op.status_in: <text>)"
@@ -165,6 +172,7 @@ _CHANGE_VERB = re.compile(r"\b(?:mark(?:ing)?|flag(?:ging)?|set(?:ting)?|mov(?:e
 _TARGET_BEFORE = re.compile(r"\b(?:as|to|into)\s+(?:an?\s+|the\s+)?$", re.I)
 _ANOTHER_BEFORE = re.compile(r"\b(?:an?other|other|different|which|whichever|any)\s+$", re.I)  # "another online
 # station", "which building inspector you'd like": not this one
+_BEYOND = re.compile(r"\b(?:beyond|past)\s+(?:the\s+|its\s+)?$", re.I)  # "beyond the started stage"
 _WITH_A = re.compile(r"\b(?:with|without)\s+an?\s+$", re.I)  # "even with a building inspector": a record there isn't
 _OUR = re.compile(r"\b(?:our|my|your)\s+$", re.I)  # "our sampling plan": the writer's thing, not the record's state
 _REFUSED = re.compile(r"\b(?:not\s+done|skipped|skipping|held|parked|left|declined)\b|" + _NEGATOR.pattern, re.I)
@@ -307,7 +315,8 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
     """(start, end, ids) of each record named: ids by shape, names by their words (longest first), none inside
     a value of the asked column."""
     found: list[tuple[int, int, frozenset[str]]] = []
-    prefixes = {key[0] for key in reading.names if len(key) == 2 and key[1].isdigit()}  # cjb-0001: "cjb"
+    prefixes = {key[0] for key in reading.names if len(key) >= 2 and all(w.isdigit() for w in key[1:])}  # cjb-0001,
+    # WF-2026-000019: a code of that shape the world does not hold is a record the episode made
     for match in RECORD_ID.finditer(text):
         ids = reading.names.get(words(match.group(0)))
         if ids is None and words(match.group(0))[0] in prefixes:
@@ -335,9 +344,9 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
     by_start = {s: ids for s, _, ids in found}
     for index, (start, end, ids) in enumerate(found):  # "Exhibit A (efs-0013)": the id picks one of a shared name
         after = re.match(r"\s*[(\[]\s*", text[end:])
-        narrowed = by_start.get(end + after.end()) if after and len(ids) > 1 else None
-        if narrowed and narrowed < ids:
-            found[index] = (start, end, narrowed)
+        narrowed = by_start.get(end + after.end()) if after else None
+        if narrowed and (narrowed < ids or not narrowed & ids):  # "The other WF-2026-000019 filing (wgf-0051)":
+            found[index] = (start, end, narrowed)  # an id is one record's, whatever the words before it say
     return found
 
 
@@ -462,17 +471,22 @@ def read(answer: str, reading: Reading) -> Claims:
         if opening and person and _PERSONAL.match(sentence) and not in_sentence:
             owner = person  # "Samuel ... was not proposed for <the study>. His condition is ...": Samuel's
         sentence_named = any(s_start <= s and e <= s_end for s, e, _ in owners)
+        ruling = False  # a rule stated earlier in the sentence goes on in its later clauses that name no record
         blank += _history(plain, s_start, s_end, values, [s for s, _, _ in owners if s_start <= s < s_end])
         for index, (c_start, c_end) in enumerate(clauses):
             clause = plain[c_start:c_end]
             named_here = [ids for s, e, ids in owners if c_start <= s and e <= c_end]
+            named_in_brackets = False
             if not named_here and index + 1 < len(clauses) and re.match(r"\s*[(\[]\s*$", answer[c_end:clauses[index + 1][0]]):
                 n_start, n_end = clauses[index + 1]  # "Essay Draft (asg-0022)": the label of the record in brackets
                 named_here = [ids for s, e, ids in owners if n_start <= s and e <= n_end]
+                named_in_brackets = True
             inside_parens = answer[max(c_start - 1, 0):c_start] in "([" and c_start > s_start
             mine = owner
             if named_here and reading.about:
-                mine = "about" if any({i.casefold() for i in ids} & reading.about for ids in named_here) else "other"
+                mine = _owner_of(answer, [(s, e, ids) for s, e, ids in owners if c_start <= s and e <= c_end], reading) \
+                    if not named_in_brackets else ("about" if any({i.casefold() for i in ids} & reading.about
+                                                                  for ids in named_here) else "other")
                 for ids in named_here:
                     last_named = "about" if {i.casefold() for i in ids} & reading.about else "other"
                     last_of_kind.update((noun, last_named) for i in ids for noun in reading.record_kinds.get(
@@ -489,7 +503,11 @@ def read(answer: str, reading: Reading) -> Claims:
             rule = bool(reading.about) and (any(m.group(0).casefold() not in reading.nouns | reading.kinds
                                                 for m in _RULE.finditer(clause)) or any(c_start <= s and e <= c_end
                                                                                for s, e in reasons)
-                                            or (c_start, c_end) in ruled)  # "the rule (judgement_1) is that ..."
+                                            or (c_start, c_end) in ruled  # "the rule (judgement_1) is that ..."
+                                            or (ruling and not named_here and index
+                                                and answer[clauses[index - 1][1]:c_start].strip() == ","))
+            ruling = (ruling or rule) and not named_here  # "; moderate claims need an adjuster, senior or
+            # complex_loss": the rule's list, until a clause names a record
             if rule:
                 ruled.update(_after_aside(answer, clauses, index))
             hedged = not rule and _hedged(clause, answer, c_start, c_end, values + named + numeric)
@@ -523,7 +541,7 @@ def read(answer: str, reading: Reading) -> Claims:
                           and answer[s:e].casefold().endswith("ing") and _REFUSED.search(answer, s_start, s)
                           and _QUOTES.match(answer, e).end() in {ns for ns, _ in named}]
                 blank += [(s, e) for s, e in values if c_start <= s < c_end and (  # "our sampling plan"
-                    _OUR.search(answer, max(c_start, s - 8), s) or (_WITH_A.search(answer, max(c_start, s - 16), s)
+                    _OUR.search(answer, max(c_start, s - 8), s) or _BEYOND.search(answer, max(c_start, s - 12), s) or (_WITH_A.search(answer, max(c_start, s - 16), s)
                                                                    and re.match(r"\s+[a-z]", answer[e:e + 2])))]
                 # "Skipped marking X as processing error", "putting Sadie (anm-0004) into medical review"
                 blank += [(s, e) for s, e in values if c_start <= s < c_end
@@ -552,6 +570,26 @@ def read(answer: str, reading: Reading) -> Claims:
     for start, end in blank + idents + inside:  # an identifier (a rule's or a tool's) is a word of the system, no value
         chars[start:end] = " " * (end - start)
     return Claims(text="".join(chars), stated_reason=stated and not dumped)
+
+
+def _owner_of(text: str, named: list[tuple[int, int, frozenset[str]]], reading: Reading) -> str:
+    """Whose clause it is, of the records it names: the asked record's if it names it, unless it names it only by
+    words ("The other WF-2026-000019 filing", "another FDR-101 outage") and another record by its id in
+    brackets, which is one record's whatever the words say."""
+    def about(ids: frozenset[str]) -> bool:
+        return bool({i.casefold() for i in ids} & reading.about)
+
+    named = [(s, e, frozenset() if about(ids) and _ANOTHER_BEFORE.search(text, max(0, s - 12), s) else ids)
+             for s, e, ids in named]  # "the other ECO-0030 change order": not that one
+
+    by_id = [(s, e, ids) for s, e, ids in named if RECORD_ID.fullmatch(text, s, e) and text[s:e].casefold() in
+             {i.casefold() for i in ids}]
+    if any(about(ids) for _, _, ids in by_id):
+        return "about"
+    bracketed = [ids for s, _, ids in by_id if re.search(r"[(\[]\s*$", text[max(0, s - 3):s])]
+    if any(not about(ids) for ids in bracketed):
+        return "other"
+    return "about" if any(about(ids) for _, _, ids in named) else "other"
 
 
 def _whose(ids: frozenset[str], reading: Reading) -> str:

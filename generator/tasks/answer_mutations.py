@@ -269,6 +269,23 @@ def wrong_attribution(cache: EnvCache, task: Task, rng: random.Random) -> list[T
     return _with(task, f"The {field} of {other} is {gold.strip().rstrip('.')}.")
 
 
+def attributed_by_label(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The right value said of another record named by its id, with the asked record's own label before it:
+    "The other WF-2026-000019 filing (wgf-0051) is rejected." (careful20e's gaming probe)."""
+    found = _answer(task)
+    subject = asked_record(found[0]) if found else None
+    known = _row(cache, task, subject) if subject else None
+    if found is None or known is None or known[0] is None:
+        return None
+    entity, row = known
+    own = _name(cache, task, entity, row)
+    rows = [r for r in World(cache, task).tables[task.envs[0]].get(entity.table, []) if r["id"] != row["id"]]
+    if own == row["id"] or not rows or found[1].strip() != ", ".join(found[0].contains):
+        return None
+    noun = entity.name.replace("_", " ")
+    return _with(task, f"The other {own} {noun} ({rng.choice(rows)['id']}) is {found[1].strip().rstrip('.')}.")
+
+
 def cites_a_rule_not_broken(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
     """No blocking fact; the refusing rules' ids and one more rule of the operation that the record keeps: naming
     rules until one fits."""
@@ -367,7 +384,8 @@ def doubted_in_other_words(cache: EnvCache, task: Task, rng: random.Random) -> l
 HARMLESS = ("careful_report", "context_annotations", "restates_question", "prose_with_enum_words",
             "explains_with_rule", "names_every_broken_rule", "json_compact_report")
 HARMFUL = ("negated", "question_form", "hedge_either_or", "hedge_slash", "wrong_attribution", "cites_a_rule_not_broken",
-           "dump_iso_datetimes", "cites_every_rule", "negated_full_width", "noted_off_dump", "doubted_in_other_words")
+           "dump_iso_datetimes", "cites_every_rule", "negated_full_width", "noted_off_dump", "doubted_in_other_words",
+           "attributed_by_label")
 ANSWER_MUTATIONS = {name: globals()[name] for name in HARMLESS + HARMFUL}
 
 __all__ = ["ANSWER_MUTATIONS", "HARMFUL", "HARMLESS"]
