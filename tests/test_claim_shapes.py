@@ -692,3 +692,35 @@ ASK_AMEND = "Amend filing WF-2026-000019 and file a new one for December."
 ])
 def test_a_new_records_code_and_another_records_id_beside_the_asked_records_name(answer, pays):
     assert (paid(WAGE_FILINGS, FILING_REJECTED, answer, ASK_AMEND) == 1.0) is pays
+
+
+# the MCP agent's round on the final store (careful_mcp2): refusals it wrote in full
+TECHS = {"maintenance_techs": [{"id": f"mtc-000{n}", "name": name, "trade": t} for n, name, t in
+                               [(3, "Femi Adeyemi", "general"), (4, "Ana Roy", "hvac"), (5, "Bo Kim", "plumbing"),
+                                (6, "Cy Diaz", "general"), (7, "Di Eze", "hvac"), (8, "Ed Fox", "electrical"),
+                                (9, "Flo Gee", "plumbing"), (1, "Gil Ho", "electrical")]]}
+GENERAL = refusal("maintenance_techs", "trade", "general", "mtc-0003",
+                  ["judgement_2", "Plumbing, electrical and hvac requests go to a technician of that trade."])
+ASK_TECH = "Send Femi Adeyemi to the hvac request rrq-0039."
+FEEDS = {"avl_batches": [{"id": f"apb-000{n}", "code": f"AVL-000000{n}", "status": s} for n, s in
+                         [(5, "quarantined"), (6, "processed"), (7, "received"), (8, "processed")]]}
+QUARANTINED = refusal("avl_batches", "status", "quarantined", "apb-0005",
+                      ["avl_batch_process.status_in", "Only received batches are processed."])
+
+
+@pytest.mark.parametrize(("world", "check", "ask", "answer", "pays"), [
+    (TECHS, GENERAL, ASK_TECH, "Not assigned. Rule judgement_2: rrq-0039 is an hvac request and Femi's trade is "
+     "general; hvac goes to an hvac technician.", True),  # the rule restated, and "an hvac technician": some tech
+    (TECHS, GENERAL, ASK_TECH, "Not assigned: Femi Adeyemi (mtc-0003) is an hvac technician.", False),
+    (TECHS, GENERAL, ASK_TECH, "Not assigned: Femi Adeyemi (mtc-0003) is general; he is hvac.", False),
+    (FEEDS, QUARANTINED, "Mark AVL-0000005 processed.", "Not done: marking AVL-0000005 (apb-0005) processed - it is "
+     "quarantined.", True),  # the action's target right after the record
+    (FEEDS, QUARANTINED, "Mark AVL-0000005 processed.", "AVL-0000005 (apb-0005) is processed - it is quarantined.",
+     False),
+    (FEEDS, QUARANTINED, "Mark AVL-0000005 processed.", "Not done: AVL-0000005 (apb-0005, 12 files, same route as "
+     "AVL-0000006). Its status is quarantined.", True),  # what a bracket's later clauses name is an aside
+    (TECHS, GENERAL, ASK_TECH, "Not assigned: Femi Adeyemi (mtc-0003) is general. The request goes to an hvac "
+     "technician.", True),  # "an hvac technician": some technician of that trade
+])
+def test_a_refusal_written_in_full_keeps_its_reason(world, check, ask, answer, pays):
+    assert (paid(world, check, answer, ask) == 1.0) is pays

@@ -102,6 +102,10 @@ core/guesses.py): the expected value must be there, and no other value of the as
    list after it (", senior or complex_loss") claim nothing; "the Kinze" names the record whose name it opens; a
    code shaped like the world's codes that no row holds is a record the episode made; and a record named by its
    id in brackets owns its clause whatever words name before it ("The other WF-2026-000019 filing (wgf-0051)").
+   From the MCP agent's round: a value right after a record a verb of change acts on is its target ("marking
+   AVL-0000005 (apb-0005) processed"); every clause inside a bracket is an aside ("(je-0022, period 2026-10)");
+   a sentence opening "Rule <id>:" states the rule in its clauses that name no record; "goes to an hvac
+   technician" is some record of that kind ("to", "for", "needs" ... before "a"), never "is an hvac technician".
 
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
 are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
@@ -172,6 +176,11 @@ _CHANGE_VERB = re.compile(r"\b(?:mark(?:ing)?|flag(?:ging)?|set(?:ting)?|mov(?:e
 _TARGET_BEFORE = re.compile(r"\b(?:as|to|into)\s+(?:an?\s+|the\s+)?$", re.I)
 _ANOTHER_BEFORE = re.compile(r"\b(?:an?other|other|different|which|whichever|any)\s+$", re.I)  # "another online
 # station", "which building inspector you'd like": not this one
+_JUST_AFTER = re.compile(r"[\s\"'\u201d]*(?:\(\s*[\w-]+\s*\))?[\s\"'\u201d]*")  # a name, its id, then the value
+_SOME_A = re.compile(r"\b([\w']+)\s+an?\s+$", re.I)  # "goes to an hvac technician", never "is an hvac ..."
+_RULE_SENTENCE = re.compile(r"\W*(?:per\s+)?(?:rule|policy)\b", re.I)  # "Rule dock_rules_2: a live load is outbound"
+_SOME_AFTER = frozenset({"to", "for", "from", "by", "needs", "need", "requires", "require", "find", "get", "assign",
+                         "call", "wants"})  # "goes to an hvac technician": some record of that kind
 _BEYOND = re.compile(r"\b(?:beyond|past)\s+(?:the\s+|its\s+)?$", re.I)  # "beyond the started stage"
 _WITH_A = re.compile(r"\b(?:with|without)\s+an?\s+$", re.I)  # "even with a building inspector": a record there isn't
 _OUR = re.compile(r"\b(?:our|my|your)\s+$", re.I)  # "our sampling plan": the writer's thing, not the record's state
@@ -342,10 +351,11 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
              or all(s <= vs and ve <= e and (vs, ve) != (s, e) for vs, ve in values if s < ve and vs < e)
              or (reading.about and not ids & reading.about and _called(text, s, e, reading.nouns))]
     by_start = {s: ids for s, _, ids in found}
+    ided = {s for s, e, ids in found if text[s:e].casefold() in ids}  # a record's own id, not a name
     for index, (start, end, ids) in enumerate(found):  # "Exhibit A (efs-0013)": the id picks one of a shared name
         after = re.match(r"\s*[(\[]\s*", text[end:])
         narrowed = by_start.get(end + after.end()) if after else None
-        if narrowed and (narrowed < ids or not narrowed & ids):  # "The other WF-2026-000019 filing (wgf-0051)":
+        if narrowed and (narrowed < ids or (not narrowed & ids and end + after.end() in ided)):  # "(wgf-0051)":
             found[index] = (start, end, narrowed)  # an id is one record's, whatever the words before it say
     return found
 
@@ -481,7 +491,8 @@ def read(answer: str, reading: Reading) -> Claims:
                 n_start, n_end = clauses[index + 1]  # "Essay Draft (asg-0022)": the label of the record in brackets
                 named_here = [ids for s, e, ids in owners if n_start <= s and e <= n_end]
                 named_in_brackets = True
-            inside_parens = answer[max(c_start - 1, 0):c_start] in "([" and c_start > s_start
+            inside_parens = c_start > s_start and (answer[c_start - 1] in "([" or answer.count("(", s_start, c_start)
+                                                   > answer.count(")", s_start, c_start))  # "(je-0022, period 2026-10)"
             mine = owner
             if named_here and reading.about:
                 mine = _owner_of(answer, [(s, e, ids) for s, e, ids in owners if c_start <= s and e <= c_end], reading) \
@@ -504,6 +515,8 @@ def read(answer: str, reading: Reading) -> Claims:
                                                 for m in _RULE.finditer(clause)) or any(c_start <= s and e <= c_end
                                                                                for s, e in reasons)
                                             or (c_start, c_end) in ruled  # "the rule (judgement_1) is that ..."
+                                            or (index and not named_here and _RULE_SENTENCE.match(sentence)
+                                                and not answer[s_start:c_start].rstrip().endswith((")", "]")))
                                             or (ruling and not named_here and index
                                                 and answer[clauses[index - 1][1]:c_start].strip() == ","))
             ruling = (ruling or rule) and not named_here  # "; moderate claims need an adjuster, senior or
@@ -547,6 +560,12 @@ def read(answer: str, reading: Reading) -> Claims:
                 blank += [(s, e) for s, e in values if c_start <= s < c_end
                           and _TARGET_BEFORE.search(answer, max(c_start, s - 12), s)
                           and change is not None and change.end() <= s]
+                blank += [(s, e) for s, e in values if c_start <= s < c_end  # "hvac goes to an hvac technician":
+                          and (some := _SOME_A.search(answer, max(c_start, s - 30), s))  # some record of that kind,
+                          and some.group(1).casefold() in _SOME_AFTER and re.match(r"\s+[a-z]", answer[e:e + 2])]
+                blank += [(s, e) for s, e in values if c_start <= s < c_end and change is not None  # "marking
+                          and any(change.end() <= ns and _JUST_AFTER.fullmatch(answer, ne, s)  # AVL-0000005
+                                  for ns, ne in named)]  # (apb-0005) processed - it is quarantined": the target
                 if (count := _COUNTED.match(answer, c_start, c_end)) and reading.about:  # "two published, one not"
                     blank += [(s, e) for s, e in values if s == count.end()]
                 blank += [(s, e) for s, e in values if c_start <= s < c_end and _dated_column(answer, s, e, numeric,
