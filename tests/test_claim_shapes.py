@@ -724,3 +724,13 @@ QUARANTINED = refusal("avl_batches", "status", "quarantined", "apb-0005",
 ])
 def test_a_refusal_written_in_full_keeps_its_reason(world, check, ask, answer, pays):
     assert (paid(world, check, answer, ask) == 1.0) is pays
+
+
+# careful20f's gaming probe: the right value on "another <kind>", never the refused record's
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Not assigned. Another technician is general.", False),
+    ("Not assigned. The other technician is general.", False),
+    ("Not assigned: Femi Adeyemi (mtc-0003) is general.", True),
+])
+def test_another_of_its_kind_is_never_the_asked_record(answer, pays):
+    assert (paid(TECHS, GENERAL, answer, ASK_TECH) == 1.0) is pays

@@ -25,7 +25,7 @@ TOKEN = "state-diff-token"
 def writing_task():
     """A scenario task whose gold creates, schedules and completes records."""
     return next(t for t in iter_tasks(task_file("field_crew_dispatch", TASKS_DIR))
-                if any(c.tool == "crew_job_schedule" for c in t.gold))
+                if len(t.envs) == 1 and any(c.tool == "crew_job_schedule" for c in t.gold))  # one env: one MCP url
 
 
 @pytest.fixture(scope="module")

@@ -179,8 +179,9 @@ _ANOTHER_BEFORE = re.compile(r"\b(?:an?other|other|different|which|whichever|any
 _JUST_AFTER = re.compile(r"[\s\"'\u201d]*(?:\(\s*[\w-]+\s*\))?[\s\"'\u201d]*")  # a name, its id, then the value
 _SOME_A = re.compile(r"\b([\w']+)\s+an?\s+$", re.I)  # "goes to an hvac technician", never "is an hvac ..."
 _RULE_SENTENCE = re.compile(r"\W*(?:per\s+)?(?:rule|policy)\b", re.I)  # "Rule dock_rules_2: a live load is outbound"
-_SOME_AFTER = frozenset({"to", "for", "from", "by", "needs", "need", "requires", "require", "find", "get", "assign",
+_SOME_AFTER = frozenset({"to", "for", "from", "by", "needs", "need", "find", "get", "assign",
                          "call", "wants"})  # "goes to an hvac technician": some record of that kind
+_ANOTHER_ONE = re.compile(r"\b(?:another|the\s+other|a\s+different|some\s+other)\s+[^\W\d_]+", re.I)
 _BEYOND = re.compile(r"\b(?:beyond|past)\s+(?:the\s+|its\s+)?$", re.I)  # "beyond the started stage"
 _WITH_A = re.compile(r"\b(?:with|without)\s+an?\s+$", re.I)  # "even with a building inspector": a record there isn't
 _OUR = re.compile(r"\b(?:our|my|your)\s+$", re.I)  # "our sampling plan": the writer's thing, not the record's state
@@ -666,6 +667,8 @@ def _antecedent(clause: str, last_named: str | None, last_of_kind: dict[str, str
     finding", "the change order", "the ECO"), or another record when no record of that kind other than the
     asked one's was named ("the study targets asthma" about a volunteer), else, with a pronoun in it,
     `last_named` (None in a sentence that names a record)."""
+    if _ANOTHER_ONE.search(clause):
+        return "other"  # "Another incident is resolved": not the asked one, whatever its kind
     for match in _DEFINITE.finditer(clause):
         said = match.group(1).casefold().split()
         kind = next((w for w in said if w in last_of_kind), None)

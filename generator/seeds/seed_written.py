@@ -21,7 +21,7 @@ from typing import Any
 
 from envcraft.generator.model.blueprint import Blueprint, Entity, FieldSpec
 from envcraft.generator.model.fields import guess_gen
-from envcraft.generator.rules.registry import source_states
+from envcraft.generator.rules.registry import kind, source_states
 from envcraft.generator.seeds import values
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -47,7 +47,7 @@ def _moves(bp: Blueprint, entity: Entity, skip: frozenset[str] = frozenset()) ->
             if effect.kind != "set" or effect.field != entity.status_field or effect.value not in out \
                     or ref is None or ref.ref != entity.name:
                 continue
-            named = [pre.values for pre in op.preconditions if pre.kind == "ref_in"
+            named = [pre.values for pre in op.preconditions if (rule := kind(pre.kind)) is not None and rule.ref_values
                      and pre.ref_field == effect.ref_field and pre.other_field == entity.status_field]
             for start in named[0] if named else live:  # what its checks allow, else any status still moving
                 if start in out and start != effect.value:
