@@ -206,7 +206,7 @@ def unclash(bp: Blueprint, tables: Tables) -> int:
                     and p.resource and p.start and p.end):
             rows = [r for r in tables.get(entity.table, []) if r.get(entity.status_field) not in _FREE]
             for row in rows:
-                if row.get(entity.status_field) not in HAPPENED:
+                if row.get(entity.status_field) not in HAPPENED - ONGOING:  # under way now: it stays today
                     continue
                 for _ in range(8):
                     if not any(o is not row and o.get(pre.resource) == row.get(pre.resource)

@@ -217,6 +217,9 @@ def duplicate_create(cache: EnvCache, task: Task, rng: random.Random) -> list[To
                if (d := domain_call(cache, task, c)) and d[0].ops[d[1]].kind == "create"]
     rng.shuffle(creates)
     for index in creates:
+        same = (task.gold[index].tool, task.gold[index].env, task.gold[index].arguments)
+        if sum((c.tool, c.env, c.arguments) == same for c in task.gold) > 1:
+            continue  # the gold already sends it twice (a refused call tried again): one more says nothing new
         calls = task.gold[:index + 1] + [task.gold[index]] + task.gold[index + 1:]
         world = World(cache, task)
         results = world.run(calls)
