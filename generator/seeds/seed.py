@@ -39,7 +39,7 @@ from envcraft.generator.seeds.invariants import repair
 from envcraft.generator.seeds.seed_coherence import cohere
 from envcraft.generator.seeds.seed_repair import repair_rules
 from envcraft.generator.seeds.seed_supply import supply
-from envcraft.generator.seeds.seed_timeline import agenda, agree, misplaced, place, unclash, unwind
+from envcraft.generator.seeds.seed_timeline import agenda, agree, misplaced, place, unwind
 
 
 def rng_for(bp: Blueprint) -> random.Random:
@@ -261,7 +261,6 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
     if unwind(bp, tables):
         repair(bp, tables, rng)
         repair_rules(bp, tables, rng)
-    unclash(bp, tables)
     return tables
 
 

@@ -32,7 +32,6 @@ from envcraft.generator.model.events import (
     has_events,
     planned,
 )
-from envcraft.generator.rules.registry import kind
 from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -195,36 +194,10 @@ def agenda(bp: Blueprint, tables: Tables, rng: random.Random) -> int:
     return moved
 
 
-def unclash(bp: Blueprint, tables: Tables) -> int:
-    """An event recorded as happened that overlaps another live row of the same resource (a vet's completed visit
-    at the hour of her visit under way) moves back a week at a time, where its past has room: a resource is in
-    one place at once, whatever the runtime's no_overlap counts for new bookings. Returns how many moved."""
-    moved = 0
-    for op in bp.operations:
-        entity = bp.entity(op.entity)
-        for pre in (p for p in op.preconditions if (rule := kind(p.kind)) is not None and rule.occupies_time
-                    and p.resource and p.start and p.end):
-            rows = [r for r in tables.get(entity.table, []) if r.get(entity.status_field) not in _FREE]
-            for row in rows:
-                if row.get(entity.status_field) not in HAPPENED - ONGOING:  # under way now: it stays today
-                    continue
-                for _ in range(8):
-                    if not any(o is not row and o.get(pre.resource) == row.get(pre.resource)
-                               and str(o.get(pre.start)) < str(row.get(pre.end))
-                               and str(row.get(pre.start)) < str(o.get(pre.end)) for o in rows):
-                        break
-                    _shift(row, [pre.start, pre.end], -7)
-                    moved += 1
-    return moved
-
-
-_FREE = frozenset({"cancelled", "canceled", "void", "voided", "no_show", "rejected", "declined"})  # hold no time
-
-
 def misplaced_rows(bp: Blueprint, tables: Tables) -> list[tuple[str, str, str]]:
     """(table, row id, why) for every row whose time disagrees with its status."""
     return [(entity.table, row["id"], why) for entity in bp.entities for row in tables.get(entity.table, [])
             if (why := misplaced(bp, entity, row))]
 
 
-__all__ = ["agenda", "agree", "misplaced", "misplaced_rows", "place", "unclash", "unwind"]
+__all__ = ["agenda", "agree", "misplaced", "misplaced_rows", "place", "unwind"]
