@@ -215,14 +215,14 @@ def normal(text: str, fold: bool = True) -> str:
     return text.lower() if fold else text
 
 
-_LETTERS_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
+LETTERS_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")  # where letters meet digits: "type2"
 _ARTICLE = r" (?:(?:a|an|the) )?"  # "closed with a discrepancy" writes closed_with_discrepancy
 
 
 def _spans(haystack: str, needle: str) -> list[tuple[int, int]]:
     if not needle:
         return []
-    pattern = r"(?<!\w)" + _ARTICLE.join(_LETTERS_DIGITS.sub("[ -]?", re.escape(word)) for word in needle.split(" ")) \
+    pattern = r"(?<!\w)" + _ARTICLE.join(LETTERS_DIGITS.sub("[ -]?", re.escape(word)) for word in needle.split(" ")) \
         + r"(?!\w)"  # letters and digits together or apart: "type 2 diabetes" writes type2_diabetes
     return [(m.start(), m.end()) for m in re.finditer(pattern, haystack)]
 
@@ -321,4 +321,4 @@ def names(answer: str, expected: str, candidates: list[str] = ()) -> tuple[bool,
     return texts_found(answer, expected, [o for o in others if normal(o) != exp])
 
 
-__all__ = ["MAX_ANSWER_CHARS", "NUMBER_WORD", "date_spans", "kind_of", "names", "normal", "number_spans", "numbers", "time_spans", "times"]
+__all__ = ["LETTERS_DIGITS", "MAX_ANSWER_CHARS", "NUMBER_WORD", "date_spans", "kind_of", "names", "normal", "number_spans", "numbers", "time_spans", "times"]

@@ -120,7 +120,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from envcraft.core.answers import date_spans, number_spans, time_spans
+from envcraft.core.answers import LETTERS_DIGITS, date_spans, number_spans, time_spans
 from envcraft.core.state import HISTORY_TABLE
 
 MAX_NAME_WORDS = 8  # record names are short: "Morgan & Patel Software", "PagerDuty: Data on-call"
@@ -133,7 +133,6 @@ _CLAUSE_CUT = re.compile(r";|:(?=\s)|,(?=\s)|\s[-\u2013\u2014]+\s|[()\[\]]|(?<=\
                          r"|\s(?=(?:but|because|since|so|although|though|whereas|while)\b)", re.I)
 _PRONOUN_OPENING = re.compile(r"^\W*(?:it|it's|its|they|they're|their|this|that|these|those|he|she|his|her|both)\b",
                               re.I)
-_SPLIT_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")  # where letters meet digits
 _RULE = re.compile(r"\b(?:should|must|may|can|will|would|could|let\s+me|\w+'d|\w+'ll|want|like|need(?:s|ed)?|ha(?:s|ve)\s+to|only|rules?|polic(?:y|ies)"
                    r"|allowed|permitted|requires?|required)\b", re.I)
 _RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*"  # "rule ap_1: <its text>" (_quote_end)
@@ -315,7 +314,7 @@ def _phrase_spans(text: str, phrases: Iterable[str]) -> list[tuple[int, int]]:
         if not parts:
             continue
         joint = r"(?:[\W_]+|(?<=\d)T(?=\d))" if _DATETIME.match(phrase) else r"[\W_]+"
-        pattern = r"(?<![^\W_])" + joint.join(_SPLIT_DIGITS.sub(r"[\\W_]*", re.escape(p)) for p in parts) \
+        pattern = r"(?<![^\W_])" + joint.join(LETTERS_DIGITS.sub(r"[\\W_]*", re.escape(p)) for p in parts) \
             + r"(?![^\W_])"  # letters and digits written together or apart: "type 2 diabetes" is type2_diabetes
         spans += [m.span() for m in re.finditer(pattern, text, re.I)]
     return spans
