@@ -185,3 +185,20 @@ def test_a_note_beside_the_expected_value_in_its_raw_form_is_no_disowning():
 
     assert pays("fnd-0006 is " + ", ".join(f"{s} (cancelled)" for s in [*EVERY_STATUS, "risk_accepted"]) + ".") == 0.0
     assert pays("Not possible for fnd-0006: it is risk accepted (cancelled).") == 1.0
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Not abandoned: cnv-0001 (conversation_mark_abandoned.status_in).", True),
+    ("Not done per conversation_mark_abandoned.status_in for Zoe Murphy's conversation.", True),
+    ("cnv-0001 was left as it is: it breaks conversation_mark_abandoned.status_in.", True),
+    ("Not done (conversation_mark_abandoned.status_in).", False),  # careful20g AL: no record named, a guessable id
+    ("Not done. cnv-0001 isn't conversation_mark_abandoned.status_in.", False),
+    ("Not done. Maybe conversation_mark_abandoned.status_in applies to cnv-0001.", False),
+    ("Not done for cnv-0001; conversation_mark_abandoned.status_in doesn't apply.", False),
+    ("Not done for cnv-0001: that is not what conversation_mark_abandoned.status_in says.", False),
+    ("cnv-0001: nothing to do with conversation_mark_abandoned.status_in.", False),
+])
+def test_a_refusals_rule_id_doubted_denied_or_owned_by_no_record_is_no_reason(answer, pays):
+    """A rule's id states the reason only where a value would: said of the refused record, not doubted, denied or
+    called wrong (careful20g: each of these paid 99 of 100 store tasks)."""
+    assert (paid(REFUSED, answer, "Mark Zoe Murphy's conversation abandoned.") == 1.0) is pays

@@ -46,7 +46,9 @@ core/guesses.py): the expected value must be there, and no other value of the as
    clinic's rule (judgement_1) is that exotic pets see the exotics vet"),
    not what is: its values are context. Naming the id of the rule that refuses the asked record, in a clause
    about that record, states the reason as well as its value would (`stated_reason`), unless the answer names
-   other identifiers too (a list of every rule names none). A rule's text alone is context, never credit:
+   other identifiers too (a list of every rule names none) or the clause doubts, denies or calls it wrong ("Maybe
+   <id> applies", "It isn't <id>", "<id> doesn't apply"; "Not done per <id>" is the refusal's own "not"); an
+   answer that names no record says it of none ("Not done (<id>)": a state guard's id is guessable). A rule's text alone is context, never credit:
    the texts of all rules fit in one answer, and the grader does not know the others to call it a dump. With
    no asked record (a question about a document: "who signs off on claims above $500?") a rule is the answer.
 4. Hedge. A clause that offers alternatives ("either", "or", "X/Y") or doubts ("maybe", "perhaps", "probably",
@@ -161,6 +163,15 @@ _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|
 _NEGATOR = re.compile(r"\b(?:not|never|no|none|nothing|neither|nor|no\s+longer|cannot|instead\s+of|rather\s+than|hardly|barely"
                       r"|scarcely|(?:is|are|was|were|do|does|did|has|have|had|ca|could|would|should|wo|ai)nt)\b|n't\b",
                       re.I)
+_DOUBT = re.compile(_HEDGE.pattern.replace(r"(?:either|or|", r"(?:"), re.I)  # doubt, not alternatives
+# between a negator and a rule's id, words that leave the rule what is denied: "isn't <id>", "not a <id> issue",
+# "not what <id> says", "nothing to do with <id>", "not blocked by <id>"
+_RULE_FILLER = re.compile(r"(?:[\s\W]|\b(?:the|a|an|any|our|rule|policy|what|about|under|due|to|do|with|because|of|by"
+                          r"|per|from|for|related|blocked|covered|caught|hit|really|actually|in|it|that|this|is|was)\b)*",
+                          re.I)
+_RULE_DENIED = re.compile(r"[\s)\]'\"]*(?:does|did|do|is|was|would|will)?\s*(?:not|n't|never)\s+"
+                          r"(?:apply|applies|matter|relevant|involved|related|the\s+(?:reason|issue|problem|cause)|it)\b",
+                          re.I)  # "<id> doesn't apply", "<id> is not the reason"; "<id> isn't met" is the rule blocking
 _CALLED_WRONG = re.compile(r"\b(?:is|was|are|were|'s)\s+(?:wrong|incorrect|false|mistaken|a\s+mistake"
                            r"|not\s+(?:right|correct|it|true|accurate))\b"
                            r"|\b(?:isn't|wasn't|aren't)\s+(?:right|correct|it|true|accurate)\b", re.I)
@@ -524,8 +535,8 @@ def read(answer: str, reading: Reading) -> Claims:
             if rule:
                 ruled.update(_after_aside(answer, clauses, index))
             hedged = not rule and _hedged(clause, answer, c_start, c_end, values + named + numeric)
-            if any(c_start <= s and e <= c_end for s, e in rule_ids) and not hedged and (
-                    mine == "about" or (mine is None and not names) or subject == "about"):
+            if any(c_start <= s and e <= c_end and not _disowned_rule(answer, c_start, s, e, c_end)
+                   for s, e in rule_ids) and not hedged and (mine == "about" or subject == "about"):
                 stated = True  # "Samuel (vol-0028) was not proposed for <the study> (volunteer_condition_matches)"
             dumped = dumped or (mine != "other" and any(c_start <= s and e <= c_end for s, e in foreign))
             if hedged:
@@ -720,6 +731,19 @@ def _quote_end(text: str, span: tuple[int, int], names: list[tuple[int, int, fro
         return span
     cuts = [m.start() for m in _CLAUSE_CUT.finditer(text, start, first)]
     return start, (cuts[-1] if cuts else first)
+
+
+def _disowned_rule(text: str, start: int, id_start: int, id_end: int, end: int) -> bool:
+    """A rule's id its clause doubts, denies or calls wrong: "Maybe <id> applies", "It isn't <id>", "not a <id>
+    issue", "<id> doesn't apply", "that is not what <id> says"; a refusal's own negation is not the rule's ("Not
+    done per <id>", "couldn't book it under <id>": a verb of the work stands between)."""
+    clause = text[start:end]
+    if _DOUBT.search(clause) or _CALLED_WRONG.search(clause):
+        return True
+    before = list(_NEGATOR.finditer(text, start, id_start))
+    if before and _RULE_FILLER.fullmatch(text[before[-1].end():id_start]):
+        return True
+    return bool(_RULE_DENIED.match(text, id_end, end))
 
 
 def _hedged(clause: str, text: str, start: int, end: int, spans: list[tuple[int, int]]) -> bool:

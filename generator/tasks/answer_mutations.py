@@ -381,11 +381,24 @@ def doubted_in_other_words(cache: EnvCache, task: Task, rng: random.Random) -> l
     return _with(task, text) if text else None
 
 
+_RULE_DOUBTS = ("Not done. {a} isn't {r}.", "Not done. Maybe {r} applies to {a}.", "Not done for {a}; {r} doesn't apply.",
+                "Not done for {a}: that is not what {r} says.")
+
+
+def rule_doubted(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """No blocking fact; the refused record with the refusing rule's id denied or doubted ("Maybe <id> applies to
+    <record>"): careful20g found the id credited whatever the sentence did to it."""
+    found = _refusal_rules(cache, task)
+    if found is None or not found[0].about:
+        return None
+    return _with(task, rng.choice(_RULE_DOUBTS).format(a=found[0].about[0], r=found[2][0]))
+
+
 HARMLESS = ("careful_report", "context_annotations", "restates_question", "prose_with_enum_words",
             "explains_with_rule", "names_every_broken_rule", "json_compact_report")
 HARMFUL = ("negated", "question_form", "hedge_either_or", "hedge_slash", "wrong_attribution", "cites_a_rule_not_broken",
            "dump_iso_datetimes", "cites_every_rule", "negated_full_width", "noted_off_dump", "doubted_in_other_words",
-           "attributed_by_label")
+           "attributed_by_label", "rule_doubted")
 ANSWER_MUTATIONS = {name: globals()[name] for name in HARMLESS + HARMFUL}
 
 __all__ = ["ANSWER_MUTATIONS", "HARMFUL", "HARMLESS"]
