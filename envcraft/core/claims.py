@@ -108,6 +108,18 @@ core/guesses.py): the expected value must be there, and no other value of the as
    AVL-0000005 (apb-0005) processed"); every clause inside a bracket is an aside ("(je-0022, period 2026-10)");
    a sentence opening "Rule <id>:" states the rule in its clauses that name no record; "goes to an hvac
    technician" is some record of that kind ("to", "for", "needs" ... before "a"), never "is an hvac technician".
+   From the sixth by-hand round: "<record> is a <value> <noun>" says the value of the record whatever the noun
+   names elsewhere ("lcr-0007 is a gas service crew"); "that"/"this" before a word that is no table's own noun is
+   the pronoun ("That machine does grinding"); a later sentence of a list item naming none is about the item's
+   first record unless it calls one by its kind ("That budget ..."); a record's id beats its words beside it,
+   either order ("cpu-0051 for Kubernetes Fundamentals"), and a clause with no verb of being that names the asked
+   record only by a label several rows share describes the sentence's subject named by id ("cpu-0051 for Bruno
+   Park (lac-0032) - Kubernetes Fundamentals, status requested"); a clause opening "while", "when", "if" ... after
+   a rule's clause is the rule's condition, and one whose subject is "a"/"any"/"every" <noun> states a rule ("a
+   rollback is only possible while a change is in progress"); a name's head before " - ", "," or "(" names its
+   record when no other name has that head ("Studio D"); the request's own value alone in its clause, in a
+   sentence setting it aside ("doesn't fit", "the date you gave"), is context; ", or <verb>" offering another
+   action with no value is no hedge ("toner, or be split down to 2").
 
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
 are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
@@ -116,19 +128,22 @@ are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long)
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
 
 from envcraft.core.answers import LETTERS_DIGITS, date_spans, number_spans, time_spans
-from envcraft.core.state import HISTORY_TABLE
+from envcraft.core.record_names import (
+    MAX_NAME_WORDS,
+    WORD,
+    leading_words,
+    record_names,
+    short_names,
+    singular,
+    table_nouns,
+    words,
+)
 
-MAX_NAME_WORDS = 8  # record names are short: "Morgan & Patel Software", "PagerDuty: Data on-call"
-
-_WORD = re.compile(r"[^\W_]+")
-_NAME_COLUMN = re.compile(r"(?:^|_)(?:name|title|subject|code|number)$")  # names its row, shared or not (FDR-207)
 RECORD_ID = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*[-_]\d[\w-]*(?<![-_])")  # cjb-0001, SI-000017
 _SENTENCE_CUT = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 _CLAUSE_CUT = re.compile(r";|:(?=\s)|,(?=\s)|\s[-\u2013\u2014]+\s|[()\[\]]|(?<=\")\s*:|,(?=[\"{\[])"  # compact JSON too
@@ -187,11 +202,24 @@ _TARGET_BEFORE = re.compile(r"\b(?:as|to|into)\s+(?:an?\s+|the\s+)?$", re.I)
 _ANOTHER_BEFORE = re.compile(r"\b(?:an?other|other|different|which|whichever|any)\s+$", re.I)  # "another online
 # station", "which building inspector you'd like": not this one
 _JUST_AFTER = re.compile(r"[\s\"'\u201d]*(?:\(\s*[\w-]+\s*\))?[\s\"'\u201d]*")  # a name, its id, then the value
+_PREDICATE = re.compile(r"\b(?:is|was|are|were|'s)\s+(?:an?\s+)$", re.I)  # "<record> is a <value> <kind noun>":
+# the value is said of the subject, whatever the noun after it names elsewhere ("a grinding machine")
 _SOME_A = re.compile(r"\b([\w']+)\s+an?\s+$", re.I)  # "goes to an hvac technician", never "is an hvac ..."
 _RULE_SENTENCE = re.compile(r"\W*(?:per\s+)?(?:rule|policy)\b", re.I)  # "Rule dock_rules_2: a live load is outbound"
 _SOME_AFTER = frozenset({"to", "for", "from", "by", "needs", "need", "find", "get", "assign",
                          "call", "wants"})  # "goes to an hvac technician": some record of that kind
 _ANOTHER_ONE = re.compile(r"\b(?:another|the\s+other|a\s+different|some\s+other)\s+[^\W\d_]+", re.I)
+_GUARD = re.compile(r"\W*(?:while|when|whenever|as\s+long\s+as|if|unless|until|before|after|once)\b", re.I)
+_GENERIC = re.compile(r"\W*(?:(?:and|but|so)\s+)?(?:a|an|any|every|each)(?:\s+[^\W\d_]+){1,2}\s+(?:is|are|can|may"
+                      r"|must|has|have|needs?|goes|go)\b", re.I)  # a generic subject: "a rollback is possible ..."
+_JOINING = frozenset({"for", "of", "called", "named", "titled", "the", "a", "an", "new"})  # an id and its label
+_MISFIT = re.compile(r"\b(?:does|do|did|would|will|wo|ca|can|could|is|was)(?:n't|nt|\s+not)\s+(?:fit|work|match|suit"
+                     r"|apply|line\s+up|qualify|comply|meet|agree|hold)\b|\byou\s+(?:gave|asked\s+for|requested|wanted"
+                     r"|proposed|suggested|named|picked|chose|mentioned)\b", re.I)  # the request's value, set aside
+_OR_ACTION = re.compile(r"\W*or\s+(?:(?:you|we|I)\s+(?:can|could)\s+)?(?:be|go|get|wait|ask|send|split|use|try|take|make"
+                        r"|call|book|contact|resubmit|reschedule|move|choose|pick|let|have|raise|file|submit|reduce"
+                        r"|cancel|come|return|apply|order)\b(?!.*\b(?:else|other|another|different)\b)", re.I)  # "or be split"
+_BEING = re.compile(r"\b(?:is|are|was|were|be|been|being|has|have|had|isn't|wasn't|'s|does|did|holds?|stays?)\b", re.I)
 _BEYOND = re.compile(r"\b(?:beyond|past)\s+(?:the\s+|its\s+)?$", re.I)  # "beyond the started stage"
 _WITH_A = re.compile(r"\b(?:with|without)\s+an?\s+$", re.I)  # "even with a building inspector": a record there isn't
 _OUR = re.compile(r"\b(?:our|my|your)\s+$", re.I)  # "our sampling plan": the writer's thing, not the record's state
@@ -206,87 +234,6 @@ _PAST = re.compile(r"\b(?:was|were|had\s+been|has\s+been)\b", re.I)  # "asn-0022
 _LATER = re.compile(r"\b(?:later|then|subsequently|afterwards?|after\s+that)\b", re.I)  # not "now" (rule 7)
 _OWN_VERB = re.compile(r"\b(?:I|we|you)(?:'ve|'d|'m|'re|'ll)?(?:\s+(?:have|had|am|are|was|were|just|already|also|then"
                        r"|now))*\s+([A-Za-z][\w-]*)", re.I)
-
-
-def words(text: str) -> tuple[str, ...]:
-    """A name as the words it is looked up by: case, spacing and punctuation do not matter."""
-    return tuple(w.casefold() for w in _WORD.findall(text))
-
-
-def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...], frozenset[str]]:
-    """Words -> the ids of the records they name: each row's id, and each value of a text field whose values are
-    mostly distinct (a name, a number, an email; not an enum) or whose column is called a name, title, subject,
-    code or number, as the generator's label_field picks them (four animals called Juniper, five protocols
-    sharing a title, fifteen outage events on eight feeder codes), of at most MAX_NAME_WORDS words. A name two
-    rows share names both ("FDR-101" for two events on one feeder): it names the asked record if either is,
-    unless an id in parentheses right after it picks one ("Exhibit A (efs-0013)"). A one-word name counts only
-    with a digit in it, or capitalized at four letters or more, three in a name column (the bank "PNC"; "IT",
-    "On" and "rejected" are prose)."""
-    found: dict[tuple[str, ...], set[str]] = {}
-    for table, rows in tables.items():
-        if table == HISTORY_TABLE:
-            continue  # the change log holds values, not names
-        rows = [r for r in rows if isinstance(r, dict) and isinstance(r.get("id"), str)]
-        columns = {k for r in rows for k, v in r.items() if isinstance(v, str) and k != "id"}
-        for column in columns:
-            counts = Counter(r.get(column) for r in rows if isinstance(r.get(column), str) and r.get(column))
-            named = _NAME_COLUMN.search(column) is not None  # "Juniper" names each animal called so; five
-            # protocols may share a title, and the title still names each of them
-            if len(counts) < max(3, 0.5 * sum(counts.values())) and not named:
-                continue  # an enum, not a name
-            for row in rows:
-                key = words(str(row.get(column) or ""))
-                value = str(row.get(column) or "")
-                if 0 < len(key) <= MAX_NAME_WORDS and (len(key) > 1 or (len(key[0]) >= (3 if named else 4) and value[:1].isupper())
-                                                       or any(c.isdigit() for c in key[0])):
-                    found.setdefault(key, set()).add(row["id"])
-        for row in rows:
-            found.setdefault(words(row["id"]), set()).add(row["id"])
-    return {key: frozenset(ids) for key, ids in found.items()}
-
-
-def singular(noun: str) -> str:
-    """"policies" -> "policy", "batches" -> "batch", "orders" -> "order" (table names are regular English)."""
-    if noun.endswith("ies") and len(noun) > 4:
-        return noun[:-3] + "y"
-    if noun.endswith(("sses", "ches", "shes", "xes")):
-        return noun[:-2]
-    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
-
-
-def table_nouns(table: str) -> frozenset[str]:
-    """What staff call a table's records: its last word, plural and singular (study_protocols: "protocols",
-    "protocol"), and a name of three words or more by its initials as well (engineering_change_orders: "eco")."""
-    parts = [w for w in table.casefold().split("_") if w]
-    if not parts:
-        return frozenset()
-    found = {parts[-1], singular(parts[-1])}
-    if len(parts) >= 3:
-        initials = "".join(w[0] for w in parts)
-        found |= {initials, initials + "s"}
-    return frozenset(found)
-
-
-def leading_words(names: dict[tuple[str, ...], frozenset[str]]) -> dict[str, frozenset[str]]:
-    """The first word (four letters or more) of each name of two words or more -> the records it names."""
-    found: dict[str, set[str]] = {}
-    for key, ids in names.items():
-        if len(key) >= 2 and key[0].isalpha() and len(key[0]) >= 4:
-            found.setdefault(key[0], set()).update(ids)
-    return {word: frozenset(ids) for word, ids in found.items()}
-
-
-def short_names(names: dict[tuple[str, ...], frozenset[str]]) -> dict[str, frozenset[str]]:
-    """A person's first and last name (3 letters or more) -> the ids of the records whose names hold it: "zoe" for
-    Zoe Lindqvist. Only two-word names are a first and a last name ("Senior Wellbeing Fund" is no person). Read as
-    a name only where the answer writes it capitalized, not followed by another capitalized word (_name_spans)."""
-    found: dict[str, set[str]] = {}
-    for key, ids in names.items():  # record_names
-        if len(key) == 2 and all(w.isalpha() for w in key):
-            for word in {key[0], key[-1]} - {"the", "and", "for"}:
-                if len(word) >= 3:
-                    found.setdefault(word, set()).update(ids)
-    return {word: frozenset(ids) for word, ids in found.items()}
 
 
 @dataclass(frozen=True)
@@ -309,6 +256,8 @@ class Reading:
     heads: frozenset[str] = frozenset()  # the first words of the world's table names ("alert" of alert_notifications)
     leads: dict[str, frozenset[str]] = field(default_factory=dict)  # the first word of a name of several words, as
     # staff shorten it after "the" ("the Kinze" for the Kinze 1100 grain cart) -> the records it leads
+    restated: frozenset[tuple[str, ...]] = frozenset()  # the words of the asked column's other values that the
+    # request itself states (the inspection date asked for): "so 2026-12-28 doesn't fit" restates it
 
 
 @dataclass
@@ -321,7 +270,7 @@ def _phrase_spans(text: str, phrases: Iterable[str]) -> list[tuple[int, int]]:
     """Where `text` writes each phrase as whole words, through any case, spacing, underscores or hyphens."""
     spans = []
     for phrase in {p for p in phrases if p and p.strip()}:
-        parts = _WORD.findall(_ISO_T.sub(" ", phrase))  # 2026-11-17T11:00 is 2026-11-17 11:00, as core/answers.py reads it
+        parts = WORD.findall(_ISO_T.sub(" ", phrase))  # 2026-11-17T11:00 is 2026-11-17 11:00, as core/answers.py reads it
         if not parts:
             continue
         joint = r"(?:[\W_]+|(?<=\d)T(?=\d))" if _DATETIME.match(phrase) else r"[\W_]+"
@@ -343,7 +292,7 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
             ids = frozenset({match.group(0).casefold()})  # a record the episode created: not the asked one
         if ids is not None:
             found.append((match.start(), match.end(), ids))
-    tokens = [(m.start(), m.end(), m.group(0).casefold()) for m in _WORD.finditer(text)]
+    tokens = [(m.start(), m.end(), m.group(0).casefold()) for m in WORD.finditer(text)]
     i = 0
     while i < len(tokens):
         for n in range(min(MAX_NAME_WORDS, len(tokens) - i), 0, -1):
@@ -447,7 +396,7 @@ def read(answer: str, reading: Reading) -> Claims:
     foreign = [m.span() for m in _IDENTIFIER.finditer(_masked(answer, values + named)) if m.group(0).casefold() in others]
     dumped = False  # another rule's id said of the asked record: "rules ap_1, ap_2, ap_3" names none of them
     owners = [n for n in names if not {i.casefold() for i in n[2]} <= reading.referred]  # a case's room owns nothing
-    label = _WORD.findall(reading.column)
+    label = WORD.findall(reading.column)
     labelled = re.compile(r"\W*" + r"[\W_]+".join(label) + r"(?![^\W_])", re.I) if label else None  # "Status booked."
     own_column = re.compile(r"\b(?:its|their)\s+" + r"[\W_]+".join(label) + r"\b", re.I) \
         if label and label != ["status"] else None  # "its QC status": only the asked record's kind has one
@@ -458,6 +407,7 @@ def read(answer: str, reading: Reading) -> Claims:
     person: str | None = None  # the person the last sentence naming one is about: what "his", "she" stand for
     header: str | None = None  # the record of a line "<record>:" over list items
     before: tuple[int, int] | None = None
+    table_kinds = reading.kinds & frozenset().union(*set(reading.record_kinds.values()))  # a table's own noun
     for s_start, s_end in _cuts(_SENTENCE_CUT, answer, 0, len(answer), kept):
         sentence = answer[s_start:s_end]
         if _OR_OPENING.match(plain[s_start:s_end]) and before:
@@ -474,17 +424,22 @@ def read(answer: str, reading: Reading) -> Claims:
         if re.search(r"\b(?:will|would|'ll)\b", sentence):  # "When it is released, it will still be ...": ahead
             blank += [c for c in _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept) if _WHEN.match(answer, *c)]
         change = _CHANGE_VERB.search(plain, s_start, s_end)  # the sentence's first verb of change (rule 6)
+        misfit = reading.restated and _MISFIT.search(plain, s_start, s_end)  # "The date you gave, 2026-12-28, ..."
         first = plain[clauses[0][0]:clauses[0][1]] if clauses else ""
         opening = _PRONOUN_OPENING.match(sentence)
         if opening and (kind := re.match(r"\s+([^\W\d_]+)", sentence[opening.end():])) and (
-                kind.group(1).casefold() in reading.kinds | reading.nouns | set(last_of_kind)):
-            opening = None  # "That photo is archive": a definite noun (_antecedent), not the pronoun "that"
+                kind.group(1).casefold() in table_kinds | reading.nouns | set(last_of_kind)):
+            opening = None  # "That photo is archive": a definite noun (_antecedent), not the pronoun "that"; "That
+            # machine does grinding" (a plain word, or only the first word of a table's name) is the pronoun
         refers = opening or (labelled and labelled.match(sentence) and not any(
             s_start <= s and e <= s_end for s, e, _ in owners)) or (_PRONOUN.search(first) and not any(
             s_start <= s and e <= s_end for s, e, _ in owners))  # "To undo it I took it through ...": the last record
         line = answer.rfind("\n", 0, s_start) + 1
         item = s_start > line and _LIST_ITEM.match(answer, line)  # a later sentence of a list item: the item's record
-        owner = owner_before if refers or item else None  # None: a pronoun resolves to last_named (_antecedent)
+        topic = next((_whose(ids, reading) for s, _, ids in owners if line <= s < s_start), None) if item else None
+        if item and not refers and _calls_kind(first, table_kinds | reading.nouns | set(last_of_kind)):
+            topic = None  # "- <wipes> (sup-0036) on CC-008. That item is toner": "that item" (_antecedent)
+        owner = owner_before if refers else topic  # None: a pronoun resolves to last_named (_antecedent)
         if _LIST_ITEM.match(answer, line) and header and not any(s_start <= s < s_end for s, _, _ in owners):
             owner = header  # "HBL-0000026-2 (cen-0026):\n- CBP hold recorded.": the header's record
         elif not _LIST_ITEM.match(answer, line):
@@ -496,6 +451,9 @@ def read(answer: str, reading: Reading) -> Claims:
         blank += _history(plain, s_start, s_end, values, [s for s, _, _ in owners if s_start <= s < s_end])
         for index, (c_start, c_end) in enumerate(clauses):
             clause = plain[c_start:c_end]
+            said = [(s, e) for s, e in values if c_start <= s < c_end]
+            if misfit and len(said) == 1 and words(answer[slice(*said[0])]) in reading.restated:
+                blank += said  # "so 2026-12-28 doesn't fit": the request's own value, set aside, alone in its clause
             named_here = [ids for s, e, ids in owners if c_start <= s and e <= c_end]
             named_in_brackets = False
             if not named_here and index + 1 < len(clauses) and re.match(r"\s*[(\[]\s*$", answer[c_end:clauses[index + 1][0]]):
@@ -506,9 +464,15 @@ def read(answer: str, reading: Reading) -> Claims:
                                                    > answer.count(")", s_start, c_start))  # "(je-0022, period 2026-10)"
             mine = owner
             if named_here and reading.about:
-                mine = _owner_of(answer, [(s, e, ids) for s, e, ids in owners if c_start <= s and e <= c_end], reading) \
+                previous = [(s, e, ids) for s, e, ids in owners if index and clauses[index - 1][0] <= s < c_start]
+                mine = _owner_of(answer, [(s, e, ids) for s, e, ids in owners if c_start <= s and e <= c_end], reading,
+                                 previous[-1:]) \
                     if not named_in_brackets else ("about" if any({i.casefold() for i in ids} & reading.about
                                                                   for ids in named_here) else "other")
+                if mine == "about" and _describes_subject(answer, clause, [(s, e, ids) for s, e, ids in owners if
+                                                                           c_start <= s and e <= c_end],
+                                                          in_sentence, reading):
+                    mine = "other"  # "cpu-0051 for Bruno Park (lac-0032) - Kubernetes Fundamentals, status requested"
                 for ids in named_here:
                     last_named = "about" if {i.casefold() for i in ids} & reading.about else "other"
                     last_of_kind.update((noun, last_named) for i in ids for noun in reading.record_kinds.get(
@@ -529,12 +493,16 @@ def read(answer: str, reading: Reading) -> Claims:
                                             or (index and not named_here and _RULE_SENTENCE.match(sentence)
                                                 and not answer[s_start:c_start].rstrip().endswith((")", "]")))
                                             or (ruling and not named_here and index
-                                                and answer[clauses[index - 1][1]:c_start].strip() == ","))
+                                                and answer[clauses[index - 1][1]:c_start].strip() == ",")
+                                            or (ruling and not named_here and _GUARD.match(clause))  # "only
+                                            # possible while a change is in progress": the rule's condition
+                                            or (not named_here and _GENERIC.match(clause)))  # "a rollback is"
             ruling = (ruling or rule) and not named_here  # "; moderate claims need an adjuster, senior or
             # complex_loss": the rule's list, until a clause names a record
             if rule:
                 ruled.update(_after_aside(answer, clauses, index))
-            hedged = not rule and _hedged(clause, answer, c_start, c_end, values + named + numeric)
+            hedged = not rule and _hedged(clause, answer, c_start, c_end, values + named + numeric) and not (
+                not said and _OR_ACTION.match(clause))  # "toner, or be split down to 2": another action, no value
             if any(c_start <= s and e <= c_end and not _disowned_rule(answer, c_start, s, e, c_end)
                    for s, e in rule_ids) and not hedged and (mine == "about" or subject == "about"):
                 stated = True  # "Samuel (vol-0028) was not proposed for <the study> (volunteer_condition_matches)"
@@ -558,7 +526,8 @@ def read(answer: str, reading: Reading) -> Claims:
                 blank += [(s, e) for s, e in values if c_start <= s < c_end and reading.about  # "the HVAC visit"
                           and not answer[s:e].strip().isdigit()  # "4 crew jobs" counts
                           and (kind := re.match(r"[\s-]+([^\W\d_]+)", answer[e:e + 40]))
-                          and kind.group(1).casefold() in reading.kinds | reading.heads]  # "the email alert for"
+                          and kind.group(1).casefold() in reading.kinds | reading.heads  # "the email alert for"
+                          and not _PREDICATE.search(answer, max(c_start, s - 12), s)]  # "lcr-0007 is a gas service crew"
                 blank += [(s, e) for s, e in values if c_start <= s < c_end  # "gap-0005, the one declined for ..."
                           and _THE_ONE.search(answer, max(c_start, s - 40), s)]
                 blank += [(s, e) for s, e in values if c_start <= s < c_end  # "Not done: draining ci-runner-02"
@@ -602,10 +571,13 @@ def read(answer: str, reading: Reading) -> Claims:
     return Claims(text="".join(chars), stated_reason=stated and not dumped)
 
 
-def _owner_of(text: str, named: list[tuple[int, int, frozenset[str]]], reading: Reading) -> str:
+def _owner_of(text: str, named: list[tuple[int, int, frozenset[str]]], reading: Reading,
+              before: list[tuple[int, int, frozenset[str]]] = ()) -> str:
     """Whose clause it is, of the records it names: the asked record's if it names it, unless it names it only by
     words ("The other WF-2026-000019 filing", "another FDR-101 outage") and another record by its id in
-    brackets, which is one record's whatever the words say."""
+    brackets, which is one record's whatever the words say, or right beside its words, in either order, in the
+    clause or ending the clause `before` it: "cpu-0051 - Kubernetes Fundamentals, status requested" is the new
+    row's, whose title the asked record shares."""
     def about(ids: frozenset[str]) -> bool:
         return bool({i.casefold() for i in ids} & reading.about)
 
@@ -619,7 +591,34 @@ def _owner_of(text: str, named: list[tuple[int, int, frozenset[str]]], reading: 
     bracketed = [ids for s, _, ids in by_id if re.search(r"[(\[]\s*$", text[max(0, s - 3):s])]
     if any(not about(ids) for ids in bracketed):
         return "other"
-    return "about" if any(about(ids) for _, _, ids in named) else "other"
+    beside = [(s, e) for s, e, ids in [*before, *named] if RECORD_ID.fullmatch(text, s, e) and not about(ids)
+              and text[s:e].casefold() in {i.casefold() for i in ids}]
+    return "about" if any(about(ids) and not any(_appositive(text, (s, e), i, reading) for i in beside)
+                          for s, e, ids in named) else "other"
+
+
+def _describes_subject(text: str, clause: str, here: list[tuple[int, int, frozenset[str]]],
+                       in_sentence: list[tuple[int, int, frozenset[str]]], reading: Reading) -> bool:
+    """A clause with no verb of being that names the asked record only by a label several records share, in a
+    sentence opening with another record's id: the label describes that record ("a new purchase cpu-0051 for
+    Bruno Park (lac-0032) - Kubernetes Fundamentals, status requested"; the asked purchase shares the title)."""
+    if not in_sentence or _BEING.search(clause):
+        return False
+    s, e, ids = in_sentence[0]
+    subject_by_id = RECORD_ID.fullmatch(text, s, e) and text[s:e].casefold() in {i.casefold() for i in ids} and not {
+        i.casefold() for i in ids} & reading.about
+    about = [(s, e, ids) for s, e, ids in here if {i.casefold() for i in ids} & reading.about]
+    return bool(subject_by_id) and e <= here[0][0] and all(
+        len(ids) > 1 and text[s:e].casefold() not in {i.casefold() for i in ids} for s, e, ids in about)
+
+
+def _appositive(text: str, label: tuple[int, int], ident: tuple[int, int], reading: Reading) -> bool:
+    """A record's words right beside another record's id, joined by punctuation, "for"/"of"/"called" or a noun of a
+    kind ("cpu-0051 for Kubernetes Fundamentals", "Kubernetes Fundamentals purchase cpu-0051"): the id's label."""
+    gap = text[min(label[1], ident[1]):max(label[0], ident[0])]
+    said = words(gap)
+    return (label[1] <= ident[0] or ident[1] <= label[0]) and not re.search(r"[.;!?()\[\]\n]", gap) and len(said) <= 3 \
+        and all(w in _JOINING or w in reading.nouns or w in reading.kinds for w in said)
 
 
 def _whose(ids: frozenset[str], reading: Reading) -> str:
@@ -663,8 +662,8 @@ def _dated_column(text: str, start: int, end: int, dates: list[tuple[int, int]],
 
 def _inside_phrase(text: str, start: int, end: int, reading: Reading) -> bool:
     """A value inside a longer value of another column ("editorial" in the usage "web editorial")."""
-    before = _WORD.findall(text[max(0, start - 40):start])[-3:]
-    after = _WORD.findall(text[end:end + 40])[:3]
+    before = WORD.findall(text[max(0, start - 40):start])[-3:]
+    after = WORD.findall(text[end:end + 40])[:3]
     own = words(text[start:end])
     spans = [tuple(w.casefold() for w in before[i:]) + own + tuple(w.casefold() for w in after[:j])
              for i in range(len(before) + 1) for j in range(len(after) + 1)]
@@ -687,6 +686,11 @@ def _antecedent(clause: str, last_named: str | None, last_of_kind: dict[str, str
         if any(w in kinds for w in said):
             return "other"
     return last_named if _PRONOUN.search(clause) else None
+
+
+def _calls_kind(clause: str, kinds: Iterable[str]) -> bool:
+    """Whether a clause calls a record "the", "that" or "this" <kind> ("That budget is ..."): _antecedent reads it."""
+    return any(w in kinds for m in _DEFINITE.finditer(clause) for w in m.group(1).casefold().split())
 
 
 def _history(plain: str, start: int, end: int, values: list[tuple[int, int]],

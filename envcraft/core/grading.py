@@ -210,7 +210,14 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
                    world_words=_world_words(initial), referred=_referred(initial, about),
                    column=check.column or "", record_kinds=_record_kinds(initial), phrases=_phrases(initial),
                    heads=frozenset(t.split("_")[0] for t in initial.tables if "_" in t.strip("_")),
-                   leads=leading_words(names))
+                   leads=leading_words(names), restated=_restated(values, given))
+
+
+def _restated(values: list[str], given: str) -> frozenset[tuple[str, ...]]:
+    """The words of each of `values` that the task states itself (the date a request asks for)."""
+    said = words(given)
+    grams = {said[i:i + n] for n in {len(words(v)) for v in values} for i in range(len(said) - n + 1)}
+    return frozenset(w for w in map(words, values) if w in grams)
 
 
 def _kinds(initial: Snapshot, asked: str) -> frozenset[str]:

@@ -1,0 +1,192 @@
+"""Whose value a refusal's sentence states, and what is only an aside (issue 18, careful20f; core/claims.py).
+
+Each test rebuilds, in a small world, a sentence of a careful hand-written answer that lost its reason check
+(/work/notes/careful20f.md, the family letter in each comment) beside the gaming twins the same rule must still
+refuse. Each was seen failing with its rule switched off.
+"""
+
+from __future__ import annotations
+
+import pytest
+from envcraft.core.grading import Snapshot, grade
+from envcraft.core.tasks import Check, Task
+
+
+def refusal(table: str, column: str, value: str, record: str, rule: str) -> Check:
+    """The answer check of a refused change: its reason, `value` of `column`, said about `record`."""
+    return Check(kind="answer", table=table, column=column, contains=[value], about=[record], reasons=[rule],
+                 note=f"names why the change is refused: {record} {column} {value} (rule {rule})")
+
+
+def paid(world: dict, check: Check, answer: str, turn: str) -> bool:
+    task = Task(id="t-1", envs=["x"], turns=[turn], checks=[check], gold=[])
+    initial, final = Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)
+    return grade(task, initial, final).reward == 1.0
+
+
+# field_crew_dispatch: "crew" is also the first word of another table (crew_jobs)
+CREWS = {"line_crews": [{"id": "lcr-0007", "name": "Crew 41 Gas", "specialty": "gas_service"},
+                        {"id": "lcr-0008", "name": "Crew 31 Meter", "specialty": "meter_services"},
+                        {"id": "lcr-0009", "name": "Crew 11 Overhead", "specialty": "overhead_line"}],
+         "crew_jobs": [{"id": "cjb-0001", "crew_id": "lcr-0008", "status": "scheduled"}]}
+GAS = refusal("line_crews", "specialty", "gas_service", "lcr-0007", "meter_crew_work")
+ASK_CREW = "We're missing a crew job with Crew 41 Gas for the meter exchange at 17 Market Lane."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [  # AD: "<record> is a <value> <kind noun>" says it of the record
+    ("Not scheduled: lcr-0007 is a gas service crew.", True),
+    ("Not scheduled: Crew 41 Gas (lcr-0007) is a gas_service crew.", True),
+    ("Not scheduled: lcr-0007 is not a gas service crew.", False),
+    ("Not scheduled: I can find a gas service crew.", False),  # a wish, some crew of that kind
+    ("Not scheduled: Crew 41 Gas (lcr-0007) is a meter_services crew.", False),
+    ("Not scheduled: lcr-0007 is a gas service crew, lcr-0007 is a meter services crew.", False),
+])
+def test_a_record_that_is_a_value_and_kind_noun_has_that_value(answer, pays):
+    assert paid(CREWS, GAS, answer, ASK_CREW) is pays
+
+
+# production_line_scheduling: "machine" is the first word of machine_operators, a plain word for a work center
+PLANT = {"work_centers": [{"id": "wc-0005", "name": "Studer Grinder S33", "process": "grinding"},
+                          {"id": "wc-0003", "name": "Okuma Lathe LB3000", "process": "turning"},
+                          {"id": "wc-0004", "name": "DMG Mill 50", "process": "milling"}],
+         "machine_operators": [{"id": "mop-0007", "name": "Quentin Silva", "certified_process": "turning"}]}
+GRINDING = refusal("work_centers", "process", "grinding", "wc-0005", "operator_certified_for_process")
+ASK_RUN = "An operation run for the machine operator Quentin Silva and the work center Studer Grinder S33 is missing."
+S33 = "Not planned: the run on the Studer Grinder S33."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [  # AE: "that <plain noun>" is the record just named; AD again
+    (f"{S33} That machine does grinding.", True),
+    ("Not planned. The run would be on the Studer Grinder S33. That machine does grinding.", True),
+    ("Not planned: the Studer Grinder S33 is a grinding machine.", True),
+    (f"{S33} That machine does not do grinding.", False),
+    (f"{S33} The other machine does grinding.", False),
+    (f"{S33} Another machine does grinding.", False),
+    ("Not planned: the Studer Grinder S33 is not a grinding machine.", False),
+    (f"{S33} That operator does grinding.", False),  # a table's own noun: the operator, not the work center
+])
+def test_a_demonstrative_with_a_plain_noun_is_the_record_just_named(answer, pays):
+    assert paid(PLANT, GRINDING, answer, ASK_RUN) is pays
+
+
+# office_supply_room: the item line names the item, then the budget it was to be charged to
+SUPPLIES = {"supply_items": [{"id": "sup-0036", "name": "Disinfectant wipes (tub of 100)", "category": "toner"},
+                             {"id": "sup-0001", "name": "Copy paper A4 (ream)", "category": "paper"},
+                             {"id": "sup-0016", "name": "Envelopes C4 (box of 250)", "category": "envelopes"}],
+            "office_budgets": [{"id": "bud-0008", "code": "CC-008", "department": "Facilities"},
+                               {"id": "bud-0001", "code": "CC-001", "department": "Finance"},
+                               {"id": "bud-0002", "code": "CC-002", "department": "Legal"}]}
+TONER = refusal("supply_items", "category", "toner", "sup-0036", "toner_limit")
+ASK_REQ = "Add a requisition for the office budget CC-008 and the supply item Disinfectant wipes (tub of 100)."
+ITEM = "Not done:\n- The requisition for Disinfectant wipes (sup-0036) on CC-008."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [  # AJ: a list marker does not change whose a later sentence is
+    (f"{ITEM} That item is in the toner category.", True),
+    ("Not done:\n- The requisition for Disinfectant wipes (sup-0036) on CC-008 for Samuel Dubois. The wipes are in"
+     " the toner category.", True),
+    (f"{ITEM} CC-008 is in the toner category.", False),
+    (f"{ITEM} That budget is in the toner category.", False),
+    (f"{ITEM} That item is in the toner or paper category.", False),
+    # AB: ", or <bare verb phrase>" is another action, no alternative value
+    ("Not done: sup-0036 is in the toner category, or be split down to 2.", True),
+    ("Not done: sup-0036 is in the toner category, or paper.", False),
+    ("Not done: sup-0036 is in the toner category, or the paper one.", False),
+    ("Not done: sup-0036 is in the toner category, or something else.", False),
+    ("Not done: sup-0036 is in the toner category, or be something else.", False),
+])
+def test_a_list_items_later_sentence_and_an_alternative_action(answer, pays):
+    assert paid(SUPPLIES, TONER, answer, ASK_REQ) is pays
+
+
+# learning_budget_ledger: the task creates a purchase with the asked purchase's title
+PURCHASES = {"course_purchases": [{"id": f"cpu-00{n:02d}", "title": title, "status": status} for n, (title, status) in
+                                  enumerate([("Kubernetes Fundamentals", "rejected"), ("Kubernetes Fundamentals", "paid"),
+                                             ("Public Speaking Intensive", "requested"), ("Rust Basics", "approved")],
+                                            9)],
+             "learning_accounts": [{"id": "lac-0032", "name": "Bruno Park", "department": "Research"},
+                                   {"id": "lac-0009", "name": "Priya Johnson", "department": "Sales"}]}
+REJECTED = refusal("course_purchases", "status", "rejected", "cpu-0009", "judgement_1")
+ASK_PAID = ("The course purchase Kubernetes Fundamentals requested on October 13 should be down as paid. Also add a"
+            " course purchase for Bruno Park, course title Kubernetes Fundamentals.")
+NOT_DONE = "\nNot done: cpu-0009 was rejected."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [  # AG: an id beats the label beside it, either order
+    (f"Done: new course purchase cpu-0051 - Kubernetes Fundamentals, status requested.{NOT_DONE}", True),
+    (f"Done: new course purchase cpu-0051 for Kubernetes Fundamentals, status requested.{NOT_DONE}", True),
+    (f"Done: the Kubernetes Fundamentals purchase cpu-0051, status requested.{NOT_DONE}", True),
+    ("Done: a new course purchase cpu-0051 for Bruno Park (lac-0032, Research) - Kubernetes Fundamentals from"
+     f" LinkedIn Learning, 210.00, status requested.{NOT_DONE}", True),  # a shared title describing the new row
+    (f"Done: Kubernetes Fundamentals is requested.{NOT_DONE}", False),
+    (f"Done: cpu-0051 was made for Bruno Park, and Kubernetes Fundamentals is requested.{NOT_DONE}", False),
+    ("Not done: cpu-0009 was rejected. The Kubernetes Fundamentals purchase is requested.", False),
+    (f"Done: cpu-0051 was made. Kubernetes Fundamentals, status requested.{NOT_DONE}", False),
+])
+def test_a_new_rows_id_owns_the_title_it_shares_with_the_asked_record(answer, pays):
+    assert paid(PURCHASES, REJECTED, answer, ASK_PAID) is pays
+
+
+# change_advisory_board: the state guard said as a general rule
+CHANGES = {"change_requests": [{"id": f"chg-00{n}", "title": title, "status": status} for n, (title, status) in
+                               enumerate([("Patch OS to latest security baseline", "completed"),
+                                          ("Apply SAP kernel patch", "in_progress"),
+                                          ("Rotate TLS certificates", "draft")], 19)]}
+COMPLETED = refusal("change_requests", "status", "completed", "chg-0019", "judgement_2")
+ASK_UNDO = "The change request \"Patch OS to latest security baseline\" needs to be undone."
+CHG = "chg-0019 was not rolled back. It is already completed"
+
+
+@pytest.mark.parametrize(("answer", "pays"), [  # AH: a guard's condition and a generic subject state a rule
+    (f"{CHG}, and a rollback is only possible while a change is in progress.", True),
+    (f"{CHG}. A change can only be rolled back while it is in progress.", True),
+    (f"{CHG}, and a rollback is possible while a change is in progress.", True),
+    (f"{CHG}, or in progress.", False),
+    (f"{CHG}. It is in progress.", False),
+    (f"{CHG}, and it is in progress while it is a draft.", False),
+])
+def test_a_guard_said_as_a_general_rule_is_no_second_state(answer, pays):
+    assert paid(CHANGES, COMPLETED, answer, ASK_UNDO) is pays
+
+
+# podcast_studio_booking: staff call "Studio D - Interview Room" "Studio D"
+STUDIOS = {"audio_engineers": [{"id": "aen-0006", "name": "Jonas Hansen", "specialty": "mixing"},
+                               {"id": "aen-0002", "name": "Mateo Tanaka", "specialty": "video"},
+                               {"id": "aen-0003", "name": "Lucia Rossi", "specialty": "mastering"}],
+           "studios": [{"id": "rst-0004", "name": "Studio D - Interview Room", "seats": 6},
+                       {"id": "rst-0001", "name": "Studio A - Vocal Booth", "seats": 2}]}
+MIXING = refusal("audio_engineers", "specialty", "mixing", "aen-0006", "judgement_2b")
+ASK_SESSION = "Set up a studio session for Studio D - Interview Room and the audio engineer Jonas Hansen."
+MM = "Not booked: Market Minute. Jonas Hansen (aen-0006) is a mixing engineer."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [  # AI: a name's head before " - " names its record
+    (f"{MM} Studio D has video.", True),
+    (f"{MM} Studio D is equipped for video.", True),
+    (f"{MM} He does video.", False),
+    (f"{MM} Studio D has video, and he does video.", False),
+])
+def test_a_names_short_form_names_its_record(answer, pays):
+    assert paid(STUDIOS, MIXING, answer, ASK_SESSION) is pays
+
+
+# lease_renewal_workflow: the inspection date asked for is another tenancy's lease end
+LEASES = {"tenancies": [{"id": "tcy-0018", "name": "Chloe Lam", "lease_end": "2027-03-18"},
+                        {"id": "tcy-0009", "name": "Grace Lam", "lease_end": "2026-12-17"},
+                        {"id": "tcy-0020", "name": "Omar Reyes", "lease_end": "2026-12-28"},
+                        {"id": "tcy-0021", "name": "Ana Silva", "lease_end": "2026-12-20"}]}
+LEASE_END = refusal("tenancies", "lease_end", "2027-03-18", "tcy-0018", "inspection_on_lease_end")
+ASK_INSPECT = "Enter a move out inspection for the tenancy Chloe Lam, scheduled date 2026-12-28 and inspector Tina Wu."
+LAM = "I did not book the move-out inspection for Chloe Lam (tcy-0018). Her lease ends on 2027-03-18"
+
+
+@pytest.mark.parametrize(("answer", "pays"), [  # AC: the request's own value, set aside as what does not fit
+    (f"{LAM}, so 2026-12-28 doesn't fit.", True),
+    (f"{LAM}. The date you gave, 2026-12-28, doesn't fit.", True),
+    (f"{LAM} or 2026-12-28.", False),
+    ("I did not book the move-out inspection for Chloe Lam (tcy-0018). Her lease ends on 2026-12-28.", False),
+    (f"{LAM}, so 2026-12-20 doesn't fit.", False),  # a value the request never gave is a second guess
+    (f"{LAM} and 2026-12-28; the date you gave doesn't fit.", False),  # said as her lease end too
+])
+def test_the_requests_own_value_set_aside_is_no_second_value(answer, pays):
+    assert paid(LEASES, LEASE_END, answer, ASK_INSPECT) is pays
