@@ -18,6 +18,11 @@ def refusal(table: str, column: str, value: str, record: str, rule: str) -> Chec
                  note=f"names why the change is refused: {record} {column} {value} (rule {rule})")
 
 
+def family(name: str, world: dict, check: Check, ask: str, rows: list[tuple[str, bool]]) -> list:
+    """One family's sentences, each with whether a careful answer of that shape is paid in full."""
+    return [pytest.param(world, check, ask, answer, pays, id=f"{name}-{n}") for n, (answer, pays) in enumerate(rows)]
+
+
 def paid(world: dict, check: Check, answer: str, turn: str) -> bool:
     task = Task(id="t-1", envs=["x"], turns=[turn], checks=[check], gold=[])
     initial, final = Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)
@@ -33,7 +38,8 @@ GAS = refusal("line_crews", "specialty", "gas_service", "lcr-0007", "meter_crew_
 ASK_CREW = "We're missing a crew job with Crew 41 Gas for the meter exchange at 17 Market Lane."
 
 
-@pytest.mark.parametrize(("answer", "pays"), [  # AD: "<record> is a <value> <kind noun>" says it of the record
+# AD: "<record> is a <value> <kind noun>" says it of the record
+AD = family("AD-predicate", CREWS, GAS, ASK_CREW, [
     ("Not scheduled: lcr-0007 is a gas service crew.", True),
     ("Not scheduled: Crew 41 Gas (lcr-0007) is a gas_service crew.", True),
     ("Not scheduled: lcr-0007 is not a gas service crew.", False),
@@ -41,8 +47,6 @@ ASK_CREW = "We're missing a crew job with Crew 41 Gas for the meter exchange at 
     ("Not scheduled: Crew 41 Gas (lcr-0007) is a meter_services crew.", False),
     ("Not scheduled: lcr-0007 is a gas service crew, lcr-0007 is a meter services crew.", False),
 ])
-def test_a_record_that_is_a_value_and_kind_noun_has_that_value(answer, pays):
-    assert paid(CREWS, GAS, answer, ASK_CREW) is pays
 
 
 # production_line_scheduling: "machine" is the first word of machine_operators, a plain word for a work center
@@ -55,7 +59,8 @@ ASK_RUN = "An operation run for the machine operator Quentin Silva and the work 
 S33 = "Not planned: the run on the Studer Grinder S33."
 
 
-@pytest.mark.parametrize(("answer", "pays"), [  # AE: "that <plain noun>" is the record just named; AD again
+# AE: "that <plain noun>" is the record just named; AD again
+AE = family("AE-demonstrative", PLANT, GRINDING, ASK_RUN, [
     (f"{S33} That machine does grinding.", True),
     ("Not planned. The run would be on the Studer Grinder S33. That machine does grinding.", True),
     ("Not planned: the Studer Grinder S33 is a grinding machine.", True),
@@ -65,8 +70,6 @@ S33 = "Not planned: the run on the Studer Grinder S33."
     ("Not planned: the Studer Grinder S33 is not a grinding machine.", False),
     (f"{S33} That operator does grinding.", False),  # a table's own noun: the operator, not the work center
 ])
-def test_a_demonstrative_with_a_plain_noun_is_the_record_just_named(answer, pays):
-    assert paid(PLANT, GRINDING, answer, ASK_RUN) is pays
 
 
 # office_supply_room: the item line names the item, then the budget it was to be charged to
@@ -81,7 +84,8 @@ ASK_REQ = "Add a requisition for the office budget CC-008 and the supply item Di
 ITEM = "Not done:\n- The requisition for Disinfectant wipes (sup-0036) on CC-008."
 
 
-@pytest.mark.parametrize(("answer", "pays"), [  # AJ: a list marker does not change whose a later sentence is
+# AJ: a list marker does not change whose a later sentence is
+AJ = family("AJ-list-item", SUPPLIES, TONER, ASK_REQ, [
     (f"{ITEM} That item is in the toner category.", True),
     ("Not done:\n- The requisition for Disinfectant wipes (sup-0036) on CC-008 for Samuel Dubois. The wipes are in"
      " the toner category.", True),
@@ -95,15 +99,13 @@ ITEM = "Not done:\n- The requisition for Disinfectant wipes (sup-0036) on CC-008
     ("Not done: sup-0036 is in the toner category, or something else.", False),
     ("Not done: sup-0036 is in the toner category, or be something else.", False),
 ])
-def test_a_list_items_later_sentence_and_an_alternative_action(answer, pays):
-    assert paid(SUPPLIES, TONER, answer, ASK_REQ) is pays
 
 
 # learning_budget_ledger: the task creates a purchase with the asked purchase's title
-PURCHASES = {"course_purchases": [{"id": f"cpu-00{n:02d}", "title": title, "status": status} for n, (title, status) in
-                                  enumerate([("Kubernetes Fundamentals", "rejected"), ("Kubernetes Fundamentals", "paid"),
-                                             ("Public Speaking Intensive", "requested"), ("Rust Basics", "approved")],
-                                            9)],
+TITLES = [("Kubernetes Fundamentals", "rejected"), ("Kubernetes Fundamentals", "paid"),
+          ("Public Speaking Intensive", "requested"), ("Rust Basics", "approved")]
+PURCHASES = {"course_purchases": [{"id": f"cpu-00{n:02d}", "title": title, "status": status}
+                                  for n, (title, status) in enumerate(TITLES, 9)],
              "learning_accounts": [{"id": "lac-0032", "name": "Bruno Park", "department": "Research"},
                                    {"id": "lac-0009", "name": "Priya Johnson", "department": "Sales"}]}
 REJECTED = refusal("course_purchases", "status", "rejected", "cpu-0009", "judgement_1")
@@ -112,7 +114,8 @@ ASK_PAID = ("The course purchase Kubernetes Fundamentals requested on October 13
 NOT_DONE = "\nNot done: cpu-0009 was rejected."
 
 
-@pytest.mark.parametrize(("answer", "pays"), [  # AG: an id beats the label beside it, either order
+# AG: an id beats the label beside it, either order
+AG = family("AG-id-beside-label", PURCHASES, REJECTED, ASK_PAID, [
     (f"Done: new course purchase cpu-0051 - Kubernetes Fundamentals, status requested.{NOT_DONE}", True),
     (f"Done: new course purchase cpu-0051 for Kubernetes Fundamentals, status requested.{NOT_DONE}", True),
     (f"Done: the Kubernetes Fundamentals purchase cpu-0051, status requested.{NOT_DONE}", True),
@@ -123,8 +126,6 @@ NOT_DONE = "\nNot done: cpu-0009 was rejected."
     ("Not done: cpu-0009 was rejected. The Kubernetes Fundamentals purchase is requested.", False),
     (f"Done: cpu-0051 was made. Kubernetes Fundamentals, status requested.{NOT_DONE}", False),
 ])
-def test_a_new_rows_id_owns_the_title_it_shares_with_the_asked_record(answer, pays):
-    assert paid(PURCHASES, REJECTED, answer, ASK_PAID) is pays
 
 
 # change_advisory_board: the state guard said as a general rule
@@ -137,7 +138,8 @@ ASK_UNDO = "The change request \"Patch OS to latest security baseline\" needs to
 CHG = "chg-0019 was not rolled back. It is already completed"
 
 
-@pytest.mark.parametrize(("answer", "pays"), [  # AH: a guard's condition and a generic subject state a rule
+# AH: a guard's condition and a generic subject state a rule
+AH = family("AH-guard-rule", CHANGES, COMPLETED, ASK_UNDO, [
     (f"{CHG}, and a rollback is only possible while a change is in progress.", True),
     (f"{CHG}. A change can only be rolled back while it is in progress.", True),
     (f"{CHG}, and a rollback is possible while a change is in progress.", True),
@@ -145,8 +147,6 @@ CHG = "chg-0019 was not rolled back. It is already completed"
     (f"{CHG}. It is in progress.", False),
     (f"{CHG}, and it is in progress while it is a draft.", False),
 ])
-def test_a_guard_said_as_a_general_rule_is_no_second_state(answer, pays):
-    assert paid(CHANGES, COMPLETED, answer, ASK_UNDO) is pays
 
 
 # podcast_studio_booking: staff call "Studio D - Interview Room" "Studio D"
@@ -160,14 +160,13 @@ ASK_SESSION = "Set up a studio session for Studio D - Interview Room and the aud
 MM = "Not booked: Market Minute. Jonas Hansen (aen-0006) is a mixing engineer."
 
 
-@pytest.mark.parametrize(("answer", "pays"), [  # AI: a name's head before " - " names its record
+# AI: a name's head before " - " names its record
+AI = family("AI-short-name", STUDIOS, MIXING, ASK_SESSION, [
     (f"{MM} Studio D has video.", True),
     (f"{MM} Studio D is equipped for video.", True),
     (f"{MM} He does video.", False),
     (f"{MM} Studio D has video, and he does video.", False),
 ])
-def test_a_names_short_form_names_its_record(answer, pays):
-    assert paid(STUDIOS, MIXING, answer, ASK_SESSION) is pays
 
 
 # lease_renewal_workflow: the inspection date asked for is another tenancy's lease end
@@ -180,7 +179,8 @@ ASK_INSPECT = "Enter a move out inspection for the tenancy Chloe Lam, scheduled 
 LAM = "I did not book the move-out inspection for Chloe Lam (tcy-0018). Her lease ends on 2027-03-18"
 
 
-@pytest.mark.parametrize(("answer", "pays"), [  # AC: the request's own value, set aside as what does not fit
+# AC: the request's own value, set aside as what does not fit
+AC = family("AC-request-value", LEASES, LEASE_END, ASK_INSPECT, [
     (f"{LAM}, so 2026-12-28 doesn't fit.", True),
     (f"{LAM}. The date you gave, 2026-12-28, doesn't fit.", True),
     (f"{LAM} or 2026-12-28.", False),
@@ -188,5 +188,8 @@ LAM = "I did not book the move-out inspection for Chloe Lam (tcy-0018). Her leas
     (f"{LAM}, so 2026-12-20 doesn't fit.", False),  # a value the request never gave is a second guess
     (f"{LAM} and 2026-12-28; the date you gave doesn't fit.", False),  # said as her lease end too
 ])
-def test_the_requests_own_value_set_aside_is_no_second_value(answer, pays):
-    assert paid(LEASES, LEASE_END, answer, ASK_INSPECT) is pays
+
+
+@pytest.mark.parametrize(("world", "check", "ask", "answer", "pays"), [*AD, *AE, *AJ, *AG, *AH, *AI, *AC])
+def test_a_refusals_sentence_states_the_value_of_the_record_it_is_about(world, check, ask, answer, pays):
+    assert paid(world, check, answer, ask) is pays
