@@ -183,6 +183,8 @@ LAM = "I did not book the move-out inspection for Chloe Lam (tcy-0018). Her leas
 AC = family("AC-request-value", LEASES, LEASE_END, ASK_INSPECT, [
     (f"{LAM}, so 2026-12-28 doesn't fit.", True),
     (f"{LAM}. The date you gave, 2026-12-28, doesn't fit.", True),
+    (f"{LAM}; the requested date (2026-12-28) is not possible.", True),
+    (f"{LAM}. It ends 2026-12-28, the requested date is not possible.", False),  # said of her, by a pronoun
     (f"{LAM} or 2026-12-28.", False),
     ("I did not book the move-out inspection for Chloe Lam (tcy-0018). Her lease ends on 2026-12-28.", False),
     (f"{LAM}, so 2026-12-20 doesn't fit.", False),  # a value the request never gave is a second guess

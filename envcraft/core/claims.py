@@ -215,7 +215,9 @@ _GENERIC = re.compile(r"\W*(?:(?:and|but|so)\s+)?(?:a|an|any|every|each)(?:\s+[^
 _JOINING = frozenset({"for", "of", "called", "named", "titled", "the", "a", "an", "new"})  # an id and its label
 _MISFIT = re.compile(r"\b(?:does|do|did|would|will|wo|ca|can|could|is|was)(?:n't|nt|\s+not)\s+(?:fit|work|match|suit"
                      r"|apply|line\s+up|qualify|comply|meet|agree|hold)\b|\byou\s+(?:gave|asked\s+for|requested|wanted"
-                     r"|proposed|suggested|named|picked|chose|mentioned)\b", re.I)  # the request's value, set aside
+                     r"|proposed|suggested|named|picked|chose|mentioned)\b|\b(?:is|was)(?:n't|nt|\s+not)\s+(?:possible"
+                     r"|valid|allowed|available)\b|\b(?:requested|proposed|suggested|asked[- ]for|given)\s+(?:date|time"
+                     r"|day|slot|value|figure|amount)\b", re.I)  # the request's value, set aside
 _OR_ACTION = re.compile(r"\W*or\s+(?:(?:you|we|I)\s+(?:can|could)\s+)?(?:be|go|get|wait|ask|send|split|use|try|take|make"
                         r"|call|book|contact|resubmit|reschedule|move|choose|pick|let|have|raise|file|submit|reduce"
                         r"|cancel|come|return|apply|order)\b(?!.*\b(?:else|other|another|different)\b)", re.I)  # "or be split"
@@ -452,7 +454,8 @@ def read(answer: str, reading: Reading) -> Claims:
         for index, (c_start, c_end) in enumerate(clauses):
             clause = plain[c_start:c_end]
             said = [(s, e) for s, e in values if c_start <= s < c_end]
-            if misfit and len(said) == 1 and words(answer[slice(*said[0])]) in reading.restated:
+            if misfit and len(said) == 1 and words(answer[slice(*said[0])]) in reading.restated and not (
+                    _PRONOUN.search(clause) or any(c_start <= s and e <= c_end for s, e, _ in owners)):
                 blank += said  # "so 2026-12-28 doesn't fit": the request's own value, set aside, alone in its clause
             named_here = [ids for s, e, ids in owners if c_start <= s and e <= c_end]
             named_in_brackets = False
