@@ -42,7 +42,9 @@ ASK_CREW = "We're missing a crew job with Crew 41 Gas for the meter exchange at 
 AD = family("AD-predicate", CREWS, GAS, ASK_CREW, [
     ("Not scheduled: lcr-0007 is a gas service crew.", True),
     ("Not scheduled: Crew 41 Gas (lcr-0007) is a gas_service crew.", True),
+    ("Not scheduled: Crew 41 Gas (lcr-0007), a gas service crew, can't take meter work.", True),  # an apposition
     ("Not scheduled: lcr-0007 is not a gas service crew.", False),
+    ("Not scheduled: a gas service crew can't take meter work.", False),
     ("Not scheduled: I can find a gas service crew.", False),  # a wish, some crew of that kind
     ("Not scheduled: Crew 41 Gas (lcr-0007) is a meter_services crew.", False),
     ("Not scheduled: lcr-0007 is a gas service crew, lcr-0007 is a meter services crew.", False),
@@ -64,7 +66,9 @@ AE = family("AE-demonstrative", PLANT, GRINDING, ASK_RUN, [
     (f"{S33} That machine does grinding.", True),
     ("Not planned. The run would be on the Studer Grinder S33. That machine does grinding.", True),
     ("Not planned: the Studer Grinder S33 is a grinding machine.", True),
+    (f"{S33} The machine does grinding.", True),  # "machine" only opens another table's name (machine_operators)
     (f"{S33} That machine does not do grinding.", False),
+    (f"{S33} The operator does grinding.", False),
     (f"{S33} The other machine does grinding.", False),
     (f"{S33} Another machine does grinding.", False),
     ("Not planned: the Studer Grinder S33 is not a grinding machine.", False),

@@ -108,9 +108,10 @@ core/guesses.py): the expected value must be there, and no other value of the as
    AVL-0000005 (apb-0005) processed"); every clause inside a bracket is an aside ("(je-0022, period 2026-10)");
    a sentence opening "Rule <id>:" states the rule in its clauses that name no record; "goes to an hvac
    technician" is some record of that kind ("to", "for", "needs" ... before "a"), never "is an hvac technician".
-   From the sixth by-hand round: "<record> is a <value> <noun>" says the value of the record whatever the noun
-   names elsewhere ("lcr-0007 is a gas service crew"); "that"/"this" before a word that is no table's own noun is
-   the pronoun ("That machine does grinding"); a later sentence of a list item naming none is about the item's
+   From the sixth by-hand round: "<record> is a <value> <noun>" (or "<record>, a <value> <noun>,") says the value
+   of the record whatever the noun names elsewhere ("lcr-0007 is a gas service crew"); "that"/"this" before a word
+   that is no table's own noun is the pronoun ("That machine does grinding"), and "the <word>" where the word only
+   opens another table's name (machine_operators) calls no record of that table; a later sentence of a list item naming none is about the item's
    first record unless it calls one by its kind ("That budget ..."); a record's id beats its words beside it,
    either order ("cpu-0051 for Kubernetes Fundamentals"), and a clause with no verb of being that names the asked
    record only by a label several rows share describes the sentence's subject named by id ("cpu-0051 for Bruno
@@ -486,7 +487,7 @@ def read(answer: str, reading: Reading) -> Claims:
             elif person and _PERSONAL.search(clause) and not _PRONOUN_OTHER.search(clause) and reading.about:
                 mine = person  # "Emma (scl-0002) couldn't be paired with Amara (sty-0005): she's essential tier"
             elif owner is None and reading.about:  # "The date is blank, and her account ...", "I marked the finding"
-                mine = _antecedent(clause, last_named if not sentence_named else None, last_of_kind, reading.kinds)
+                mine = _antecedent(clause, last_named if not sentence_named else None, last_of_kind, table_kinds)
             if not inside_parens or (named_here and owner is None):  # "Exhibit A (efs-0013) is now rejected"
                 owner = mine
             rule = bool(reading.about) and (any(m.group(0).casefold() not in reading.nouns | reading.kinds
@@ -530,7 +531,8 @@ def read(answer: str, reading: Reading) -> Claims:
                           and not answer[s:e].strip().isdigit()  # "4 crew jobs" counts
                           and (kind := re.match(r"[\s-]+([^\W\d_]+)", answer[e:e + 40]))
                           and kind.group(1).casefold() in reading.kinds | reading.heads  # "the email alert for"
-                          and not _PREDICATE.search(answer, max(c_start, s - 12), s)]  # "lcr-0007 is a gas service crew"
+                          and not _PREDICATE.search(answer, max(c_start, s - 12), s)  # "lcr-0007 is a gas service crew"
+                          and not _apposed(answer, c_start, s, owners)]  # "Crew 41 Gas (lcr-0007), a gas service crew,"
                 blank += [(s, e) for s, e in values if c_start <= s < c_end  # "gap-0005, the one declined for ..."
                           and _THE_ONE.search(answer, max(c_start, s - 40), s)]
                 blank += [(s, e) for s, e in values if c_start <= s < c_end  # "Not done: draining ci-runner-02"
@@ -613,6 +615,12 @@ def _describes_subject(text: str, clause: str, here: list[tuple[int, int, frozen
     about = [(s, e, ids) for s, e, ids in here if {i.casefold() for i in ids} & reading.about]
     return bool(subject_by_id) and e <= here[0][0] and all(
         len(ids) > 1 and text[s:e].casefold() not in {i.casefold() for i in ids} for s, e, ids in about)
+
+
+def _apposed(text: str, start: int, at: int, owners: list[tuple[int, int, frozenset[str]]]) -> bool:
+    """A clause opening "a <value>" right after a record's name or id and a comma or dash: what that record is."""
+    return bool(re.fullmatch(r"\W*an?\s+", text[start:at])) and any(
+        re.fullmatch(r"[\s)\]]*[,\u2013\u2014-]\s*", text[e:start]) for _, e, _ in owners if e <= start)
 
 
 def _appositive(text: str, label: tuple[int, int], ident: tuple[int, int], reading: Reading) -> bool:
