@@ -30,7 +30,8 @@ def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...
     rows share names both ("FDR-101" for two events on one feeder): it names the asked record if either is,
     unless an id in parentheses right after it picks one ("Exhibit A (efs-0013)"). A one-word name counts only
     with a digit in it, or capitalized at four letters or more, three in a name column (the bank "PNC"; "IT",
-    "On" and "rejected" are prose)."""
+    "On" and "rejected" are prose). A name's head of capitalized words before " - ", "," or "(" names its row as
+    staff shorten it ("Studio D" for "Studio D - Interview Room"), where no other name has that head or is it."""
     found: dict[tuple[str, ...], set[str]] = {}
     shorts: dict[tuple[str, ...], set[tuple[str, ...]]] = {}  # a name's head before " - ", "," or "(" -> its names
     for table, rows in tables.items():
@@ -50,14 +51,21 @@ def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...
                 if 0 < len(key) <= MAX_NAME_WORDS and (len(key) > 1 or (len(key[0]) >= (3 if named else 4) and value[:1].isupper())
                                                        or any(c.isdigit() for c in key[0])):
                     found.setdefault(key, set()).add(row["id"])
-                    if (short := _SHORT_FORM.match(value)) and len(words(short.group(1))) >= 2:
+                    if column.endswith("name") and (short := _SHORT_FORM.match(value)) and _proper(short.group(1)):
                         shorts.setdefault(words(short.group(1)), set()).add(key)
         for row in rows:
             found.setdefault(words(row["id"]), set()).add(row["id"])
     for key, full in shorts.items():  # "Studio D" for "Studio D - Interview Room": one name's head, no name itself
+        # (a name column's, each word capitalized)
         if len(full) == 1 and key not in found:
             found[key] = set(found[next(iter(full))])
     return {key: frozenset(ids) for key, ids in found.items()}
+
+
+def _proper(text: str) -> bool:
+    """Two words or more, each capitalized or a figure: a name's own head ("Studio D"), not prose ("Refund request")."""
+    said = WORD.findall(text)
+    return len(said) >= 2 and all(w[:1].isupper() or w[:1].isdigit() for w in said)
 
 
 def singular(noun: str) -> str:
