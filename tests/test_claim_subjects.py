@@ -196,6 +196,25 @@ AC = family("AC-request-value", LEASES, LEASE_END, ASK_INSPECT, [
 ])
 
 
-@pytest.mark.parametrize(("world", "check", "ask", "answer", "pays"), [*AD, *AE, *AJ, *AG, *AH, *AI, *AC])
+# it_asset_provisioning (careful20g AK): "issued to <someone>" tells the record's history beside its state
+ASSETS = {"asset_assignments": [{"id": "asn-0015", "asset_tag": "BLM-00015", "staff_id": "stf-0020", "status": "returned"},
+                                {"id": "asn-0016", "asset_tag": "BLM-00016", "staff_id": "stf-0021", "status": "issued"},
+                                {"id": "asn-0017", "asset_tag": "BLM-00017", "staff_id": "stf-0022", "status": "lost"}],
+          "staff": [{"id": "stf-0020", "name": "Mei Tanaka"}, {"id": "stf-0021", "name": "Jonas Ortiz"}]}
+RETURNED = refusal("asset_assignments", "status", "returned", "asn-0015", "asset_report_lost.status_in")
+ASK_LOST = "The asset assignment BLM-00015 has gone missing."
+AK = family("AK-told-as-event", ASSETS, RETURNED, ASK_LOST, [
+    ("Not reported lost: BLM-00015 (asn-0015, issued to stf-0020). It was already returned.", True),
+    ("Not reported lost: BLM-00015 (asn-0015) was issued to Mei Tanaka and has already been returned.", True),
+    ("Not reported lost: BLM-00015 was issued on 3 Oct; it is returned now.", True),
+    ("Not reported lost: BLM-00015 (asn-0015) is issued or returned.", False),
+    ("Not reported lost: BLM-00015 (asn-0015): issued/returned.", False),
+    ("Not reported lost: BLM-00015 (asn-0015) was issued to stf-0020, returned by Mei Tanaka.", False),  # no state
+    ("Not reported lost: BLM-00015 was returned by Mei Tanaka. It is issued.", False),  # the state claimed is wrong
+    ("Not reported lost: BLM-00015 (asn-0015) is issued.", False),
+])
+
+
+@pytest.mark.parametrize(("world", "check", "ask", "answer", "pays"), [*AD, *AE, *AJ, *AG, *AH, *AI, *AC, *AK])
 def test_a_refusals_sentence_states_the_value_of_the_record_it_is_about(world, check, ask, answer, pays):
     assert paid(world, check, answer, ask) is pays

@@ -82,6 +82,9 @@ core/guesses.py): the expected value must be there, and no other value of the as
    ("asn-0022 was issued on 16 Nov and later reported lost" claims lost). Alternatives stay a hedge ("it was A,
    B or C"), two states with no order between them stay a dump ("was issued and lost"), and a past state set
    against the present ("It was approved yesterday; now it's en route") is one unless the request said it.
+   A value told as an event with whom or when ("issued to stf-0020", "approved on 3 Oct", "signed by Ann") is
+   history where another value is claimed beside it ("(asn-0015, issued to stf-0020). It was already returned");
+   alone it is a claim, and events with no state beside them stay a dump.
 
 8. Who and when, as staff write it. "he", "she", "his", "her" stand for the person (a first and a last name, or
    a first name alone) the sentence, else the last sentence naming one, opens with: "Samuel Novak was not
@@ -188,6 +191,8 @@ _RULE_FILLER = re.compile(r"(?:[\s\W]|\b(?:the|a|an|any|our|rule|policy|what|abo
 _RULE_DENIED = re.compile(r"[\s)\]'\"]*(?:does|did|do|is|was|would|will)?\s*(?:not|n't|never)\s+"
                           r"(?:apply|applies|matter|relevant|involved|related|the\s+(?:reason|issue|problem|cause)|it)\b",
                           re.I)  # "<id> doesn't apply", "<id> is not the reason"; "<id> isn't met" is the rule blocking
+_EVENT_AFTER = re.compile(r"\s+(?:to|by|on|in|from)\s+", re.I)  # "issued to <someone>", "approved on <date>"
+_MONTH_WORD = re.compile(r"(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b")
 _CALLED_WRONG = re.compile(r"\b(?:is|was|are|were|'s)\s+(?:wrong|incorrect|false|mistaken|a\s+mistake"
                            r"|not\s+(?:right|correct|it|true|accurate))\b"
                            r"|\b(?:isn't|wasn't|aren't)\s+(?:right|correct|it|true|accurate)\b", re.I)
@@ -565,6 +570,7 @@ def read(answer: str, reading: Reading) -> Claims:
         owner_before = owner
         if answer[s_start:s_end].rstrip().endswith(":") and not _LIST_ITEM.match(answer, line):
             header = owner  # a line "<record>:" heads the list items under it
+    blank += _told_as_events(answer, values, blank, names, numeric)
     # "Lisinopril 10mg tabs": a number inside a record's name is the name's, no figure of the answer's; a name of
     # figures alone ("+1 555 0106") and a value the check reads are written as themselves
     worded = [(ns, ne) for ns, ne, _ in names if re.search(r"[^\W\d_]", answer[ns:ne])]
@@ -574,6 +580,18 @@ def read(answer: str, reading: Reading) -> Claims:
     for start, end in blank + idents + inside:  # an identifier (a rule's or a tool's) is a word of the system, no value
         chars[start:end] = " " * (end - start)
     return Claims(text="".join(chars), stated_reason=stated and not dumped)
+
+
+def _told_as_events(text: str, values: list[tuple[int, int]], blank: list[tuple[int, int]],
+                    names: list[tuple[int, int, frozenset[str]]], numeric: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Values told as an event, with whom or when ("issued to stf-0020", "approved on 3 Nov", "signed by Ann"): the
+    record's history where a state is claimed beside them ("(asn-0015, issued to stf-0020). It was already returned");
+    alone they are claims, and two of them with no state beside stay a dump."""
+    left = [v for v in values if not any(s <= v[0] and v[1] <= e for s, e in blank)]
+    starts = {s for s, _, _ in names} | {s for s, _ in numeric}
+    events = [(s, e) for s, e in left if (told := _EVENT_AFTER.match(text, e)) and (
+        told.end() in starts or RECORD_ID.match(text, told.end()) or _MONTH_WORD.match(text, told.end()))]
+    return events if any(v not in events for v in left) else []
 
 
 def _owner_of(text: str, named: list[tuple[int, int, frozenset[str]]], reading: Reading,
