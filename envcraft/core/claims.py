@@ -48,7 +48,9 @@ core/guesses.py): the expected value must be there, and no other value of the as
    about that record, states the reason as well as its value would (`stated_reason`), unless the answer names
    other identifiers too (a list of every rule names none) or the clause doubts, denies or calls it wrong ("Maybe
    <id> applies", "It isn't <id>", "<id> doesn't apply"; "Not done per <id>" is the refusal's own "not"); an
-   answer that names no record says it of none ("Not done (<id>)": a state guard's id is guessable). A rule's text alone is context, never credit:
+   answer that names no record says it of none ("Not done (<id>)": a state guard's id is guessable); nor where the
+   answer hedges a value of the asked column about that record ("It is A or B", "maybe A", "A, or possibly Y": a
+   doubted value is no reason). A rule's text alone is context, never credit:
    the texts of all rules fit in one answer, and the grader does not know the others to call it a dump. With
    no asked record (a question about a document: "who signs off on claims above $500?") a rule is the answer.
 4. Hedge. A clause that offers alternatives ("either", "or", "X/Y") or doubts ("maybe", "perhaps", "probably",
@@ -175,6 +177,7 @@ _CONDITION = re.compile(r"\W*(?:if|unless|whether(?!\s+or\s+not))\b", re.I)  # a
 _ASKING = re.compile(r"\W*(?:is|are|was|were|do|does|did|has|have|had|can|could|would|will|should|shall|might)"
                      r"\s+(?:it|they|he|she|" + RECORD_ID.pattern + r")(?![\w-])(?!\s*[:,.!;])", re.I)  # not "Did it:"
 _OR_OPENING = re.compile(r"^\W*or\b", re.I)
+_OR_DOUBT = re.compile(r"\W*or\s+(?:else\s+)?(?:maybe|perhaps|possibly|probably|likely)\b", re.I)  # ", or possibly Y"
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
                     r"|could\s+be|seem(?:s|ed|ingly)?|apparently|unconfirmed|unclear|uncertain|doubt"
                     r"|I\s+suspect|I'm\s+guessing|my\s+guess"
@@ -362,6 +365,11 @@ def named_records(text: str, names: dict[tuple[str, ...], frozenset[str]]) -> li
     return [ids for _, _, ids in _name_spans(text, Reading(names=names), [])]
 
 
+def named_spans(text: str, names: dict[tuple[str, ...], frozenset[str]]) -> list[tuple[int, int, frozenset[str]]]:
+    """(start, end, ids) of each record `text` names, in text order (core/listing.py)."""
+    return sorted(_name_spans(text, Reading(names=names), []), key=lambda span: span[:2])
+
+
 def _cuts(pattern: re.Pattern, text: str, start: int, end: int, kept: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The pieces of text[start:end] between matches of `pattern` that fall outside every kept span."""
     pieces, at = [], start
@@ -409,6 +417,7 @@ def read(answer: str, reading: Reading) -> Claims:
     own_column = re.compile(r"\b(?:its|their)\s+" + r"[\W_]+".join(label) + r"\b", re.I) \
         if label and label != ["status"] else None  # "its QC status": only the asked record's kind has one
     stated = False
+    doubted = False  # a value of the asked column hedged about the asked record: no rule named makes it a reason
     owner_before: str | None = None  # "about", "other" or None (no record named yet)
     last_named: str | None = None  # the record a pronoun stands for: the last one named, however far back
     last_of_kind: dict[str, str] = {}  # "finding" -> the last finding named: what "the finding" stands for
@@ -518,6 +527,9 @@ def read(answer: str, reading: Reading) -> Claims:
             dumped = dumped or (mine != "other" and any(c_start <= s and e <= c_end for s, e in foreign))
             if hedged:
                 blank.append((s_start, c_end))  # "A, B or C", "A, or B": the alternatives before it too
+                doubted = doubted or (mine != "other" and any(  # "It is A or B", "A, or possibly Y": unsure (not
+                    (c_start if not _OR_DOUBT.match(clause) or not index else clauses[index - 1][0]) <= s and e <= c_end
+                    for s, e in values))  # "pick an hvac tech for 10:00 - or sooner", an "or" with no doubt)
             elif mine == "other" or rule or _CALLED_WRONG.search(clause):
                 blank.append((c_start, c_end))
             else:
@@ -579,7 +591,7 @@ def read(answer: str, reading: Reading) -> Claims:
     chars = list(answer)
     for start, end in blank + idents + inside:  # an identifier (a rule's or a tool's) is a word of the system, no value
         chars[start:end] = " " * (end - start)
-    return Claims(text="".join(chars), stated_reason=stated and not dumped)
+    return Claims(text="".join(chars), stated_reason=stated and not dumped and not doubted)
 
 
 def _told_as_events(text: str, values: list[tuple[int, int]], blank: list[tuple[int, int]],
@@ -813,6 +825,7 @@ __all__ = [
     "Reading",
     "leading_words",
     "named_records",
+    "named_spans",
     "read",
     "record_names",
     "short_names",

@@ -27,6 +27,7 @@ from envcraft.core.claims import (
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
 from envcraft.core.facts import states_fact
+from envcraft.core.listing import MAX_BYSTANDERS, bystanders_listed
 from envcraft.core.guesses import disowned, guesses, shaped, stands_alone
 from envcraft.core.state import APP_DIR, APP_STATE, HISTORY_TABLE
 from envcraft.core.tasks import Check, Task
@@ -281,11 +282,28 @@ def _world_words(state: Snapshot) -> frozenset[str]:
     return frozenset(words)
 
 
-def answer_holds(check: Check, initial: Snapshot, answer: str | None, given: str = "") -> bool:
+def _lists_table(check: Check, initial: Snapshot, final: Snapshot, text: str, given: str) -> bool:
+    """Whether `text` copies out the asked record's table rather than answering about it (core/listing.py)."""
+    subject = asked_record(check)
+    if not (subject and check.table and check.column) or check.column == "id":
+        return False
+    before = {r.get("id"): r for r in initial.tables.get(check.table, []) if isinstance(r, dict)}
+    after = final.tables.get(check.table, [])
+    changed = {str(r.get("id")) for r in after if isinstance(r, dict) and before.get(r.get("id")) != r}
+    known = record_names(initial.tables)
+    asked = {*check.about, subject, *changed, *(i for ids in named_records(given, known) for i in ids)}
+    rows = [*before.values(), *after]
+    return bystanders_listed(text, rows, check.column, {a.casefold() for a in asked}, known) > MAX_BYSTANDERS
+
+
+def answer_holds(check: Check, initial: Snapshot, answer: str | None, given: str = "",
+                 final: Snapshot | None = None) -> bool:
     """`given`: what the task itself states (its turns, its expected answers); restating it is no dump."""
     if answer is None or len(answer) > MAX_ANSWER_CHARS:
         return False
     answer = unicodedata.normalize("NFKC", answer)  # "Ｉｔ ｉｓｎ'ｔ X" is read as the words it shows, negation too
+    if _lists_table(check, initial, final or initial, answer, given):
+        return False
     about = (check.table, check.column) if check.table and check.column else None
     others = _candidates(check, about, (initial,), answer)
     claims = read(answer, reading(check, initial, others, given))
@@ -310,6 +328,8 @@ def file_holds(check: Check, initial: Snapshot, final: Snapshot, given: str = ""
     if len(text) > MAX_ANSWER_CHARS:
         return False
     text = unicodedata.normalize("NFKC", text)
+    if _lists_table(check, initial, final, text, given):
+        return False
     others = _candidates(check, about, (initial, final), text)
     claims = read(text, reading(check, initial, others, given))
     return states_only(check, claims.text, others, given, claims.stated_reason)
@@ -326,7 +346,7 @@ def holds(check: Check, initial: Snapshot, final: Snapshot, given: str = "") -> 
     if check.kind == "file_absent":
         return (check.path or "") not in final.files
     if check.kind == "answer":
-        return answer_holds(check, initial, final.answer, given)
+        return answer_holds(check, initial, final.answer, given, final)
     if check.kind == "collateral":
         return not damage(check, initial, final)
     if check.kind == "unchanged":
