@@ -15,6 +15,7 @@ from typing import Any
 
 from envcraft.core.answers import MAX_ANSWER_CHARS, dates, kind_of, names, same_value
 from envcraft.core.claims import (
+    RECORD_ID,
     Reading,
     leading_words,
     named_records,
@@ -302,14 +303,24 @@ def answer_holds(check: Check, initial: Snapshot, answer: str | None, given: str
     if answer is None or len(answer) > MAX_ANSWER_CHARS:
         return False
     answer = unicodedata.normalize("NFKC", answer)  # "Ｉｔ ｉｓｎ'ｔ X" is read as the words it shows, negation too
-    if _lists_table(check, initial, final or initial, answer, given):
-        return False
     about = (check.table, check.column) if check.table and check.column else None
+    if _lists_table(check, initial, final or initial, answer, given) or not _held(check, about, final or initial):
+        return False
     others = _candidates(check, about, (initial,), answer)
     claims = read(answer, reading(check, initial, others, given))
     if not check.note.startswith("names why"):  # a question's own values restated are context, not a dump; a
         others = [o for o in others if not names(given, o)[0]]  # refusal's request names the states it wants
     return states_only(check, claims.text, others, given, claims.stated_reason)
+
+
+def _held(check: Check, about: tuple[str, str] | None, final: Snapshot) -> bool:
+    """An id the check expects names a row the episode ends with: a note of "the new row's id" written with nothing
+    created names the id the app would give next, which a guesser writes without doing the work (redteam4: 32 of 32
+    sampled notes were paid with every call but the note's write left out)."""
+    if about is None or about[1] != "id":
+        return True
+    ids = {str(row.get("id")).casefold() for row in final.tables.get(about[0], []) if isinstance(row, dict)}
+    return all(value.strip().casefold() in ids for value in check.contains if RECORD_ID.fullmatch(value.strip()))
 
 
 def file_holds(check: Check, initial: Snapshot, final: Snapshot, given: str = "") -> bool:
@@ -325,7 +336,7 @@ def file_holds(check: Check, initial: Snapshot, final: Snapshot, given: str = ""
         return False
     if about is None:
         return states_fact(text, check.contains, check.rivals, check.context, check.aliases)  # core/facts.py
-    if len(text) > MAX_ANSWER_CHARS:
+    if len(text) > MAX_ANSWER_CHARS or not _held(check, about, final):
         return False
     text = unicodedata.normalize("NFKC", text)
     if _lists_table(check, initial, final, text, given):

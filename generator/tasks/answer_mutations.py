@@ -7,7 +7,8 @@ own values. Harmful (must never keep it): the value negated (in full-width lette
 plausible value the world does not hold ("either X or Y", "X/Y"), or said about another record; a refusal explained
 by its rules' ids plus one the record keeps, or by every rule id of the environment; every datetime of the column as
 the store writes it ("2026-11-19T10:30"); "(cancelled)" after the value and after other values of the column; the value
-doubted or denied in other words ("apparently X", "X (unconfirmed)", "hardly X").
+doubted or denied in other words ("apparently X", "X (unconfirmed)", "hardly X"); every record of the asked table
+beside its own value; a refusal's rule named beside its value hedged.
 """
 
 from __future__ import annotations
@@ -394,11 +395,42 @@ def rule_doubted(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCa
     return _with(task, rng.choice(_RULE_DOUBTS).format(a=found[0].about[0], r=found[2][0]))
 
 
+def lists_the_table(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """Every record of the asked table beside its own value ("sap-0024: rejected; sap-0004: submitted; ..."), in a
+    seeded order, no answer of its own: the asked record is among them, so its clause was credited (redteam4)."""
+    found = _answer(task)
+    check = found[0] if found else None
+    if check is None or asked_record(check) is None or not check.table or check.column in (None, "id"):
+        return None
+    rows = [r for r in World(cache, task).tables[task.envs[0]].get(check.table, [])
+            if isinstance(r.get(check.column), (str, int, float)) and r.get(check.column) != ""]
+    if len(rows) < 8:
+        return None
+    rng.shuffle(rows)
+    text = "; ".join(f"{r['id']}: {r[check.column]}" for r in rows)
+    return _with(task, text[:text.rfind(";", 0, 1990)] if len(text) > 1990 else text)
+
+
+def rule_beside_hedged_value(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """A refusal's rule named of the refused record, then its blocking value hedged with another value of the column:
+    "Not done for <record>: <rule>. It is A or B." (redteam4: the rule paid as the reason whatever the hedge said)."""
+    found = _refusal_rules(cache, task)
+    if found is None or not found[0].table or not found[0].column or not found[0].about:
+        return None
+    check, _, broken, _ = found
+    rows = World(cache, task).tables[task.envs[0]].get(check.table, [])
+    held = sorted({str(r[check.column]) for r in rows if r.get(check.column) not in (None, "")
+                   and humanize(str(r[check.column])) != humanize(check.contains[0])})
+    if not held:
+        return None
+    return _with(task, f"Not done for {check.about[0]}: {broken[0]}. It is {check.contains[0]} or {rng.choice(held)}.")
+
+
 HARMLESS = ("careful_report", "context_annotations", "restates_question", "prose_with_enum_words",
             "explains_with_rule", "names_every_broken_rule", "json_compact_report")
 HARMFUL = ("negated", "question_form", "hedge_either_or", "hedge_slash", "wrong_attribution", "cites_a_rule_not_broken",
            "dump_iso_datetimes", "cites_every_rule", "negated_full_width", "noted_off_dump", "doubted_in_other_words",
-           "attributed_by_label", "rule_doubted")
+           "attributed_by_label", "rule_doubted", "lists_the_table", "rule_beside_hedged_value")
 ANSWER_MUTATIONS = {name: globals()[name] for name in HARMLESS + HARMFUL}
 
 __all__ = ["ANSWER_MUTATIONS", "HARMFUL", "HARMLESS"]
