@@ -1,6 +1,7 @@
 """A refusal's rule named beside a doubted blocking value is no reason (core/claims.py rule 3; redteam4). Naming the
 refusing rule's id states the reason as its value would, so a hedge on the value cost nothing: "Not done: <rule>. It is
-A or B." kept full reward on 95 of 95 sampled refusals, with A the right value or not, and so did "It is maybe A"."""
+A or B." kept full reward on 95 of 95 sampled refusals, with A the right value or not, and so did "It is maybe A".
+The rule is named of the refused record in each (a rule's id said of no record is no reason either: careful20g)."""
 
 from __future__ import annotations
 
@@ -24,23 +25,23 @@ def reward(answer: str) -> float:
 
 
 @pytest.mark.parametrize("answer", [
-    f"Not done: {RULE}. It is live or rejected.",  # the right value among two
-    f"Not done: {RULE}. It is rejected or submitted.",  # two wrong values, both hedged
-    f"Not done: {RULE}. It is live or escalated.",  # beside a value no row holds
-    f"Not done ({RULE}): it is either escalated or live.",
-    f"Not done: {RULE}. It is maybe live.",
-    f"Not done, per {RULE}: it is probably live.",
-    f"Not done: {RULE}. It is live, or possibly escalated.",
+    f"Not done for Seller D Ltd: {RULE}. It is live or rejected.",  # the right value among two
+    f"Not done for Seller D Ltd: {RULE}. It is rejected or submitted.",  # two wrong values, both hedged
+    f"Not done for Seller D Ltd: {RULE}. It is live or escalated.",  # beside a value no row holds
+    f"Not done for Seller D Ltd ({RULE}): it is either escalated or live.",
+    f"Not done for Seller D Ltd: {RULE}. It is maybe live.",
+    f"Not done for Seller D Ltd, per {RULE}: it is probably live.",
+    f"Not done for Seller D Ltd: {RULE}. It is live, or possibly escalated.",
 ])
 def test_a_rule_named_beside_a_doubted_value_is_no_reason(answer):
     assert reward(answer) == 0.0
 
 
 @pytest.mark.parametrize("answer", [
-    f"Not done: {RULE}.",  # the rule alone is the reason
-    f"Not done: {RULE}. It is live.",
-    f"Not done: {RULE}. Please pick a submitted application for 3 Dec - or sooner.",  # an "or" with no doubt
-    f"Not done: {RULE}. It is live; you could withdraw it or leave it.",  # an offer, no value in it
+    f"Not done for Seller D Ltd: {RULE}.",  # the rule alone is the reason
+    f"Not done for Seller D Ltd: {RULE}. It is live.",
+    f"Not done for Seller D Ltd: {RULE}. Please pick a submitted application for 3 Dec - or sooner.",  # no doubt
+    f"Not done for Seller D Ltd: {RULE}. It is live; you could withdraw it or leave it.",  # an offer, no value in it
 ])
 def test_a_rule_named_beside_no_doubt_is_the_reason(answer):
     assert reward(answer) == 1.0

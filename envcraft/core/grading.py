@@ -28,8 +28,8 @@ from envcraft.core.claims import (
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
 from envcraft.core.facts import states_fact
-from envcraft.core.listing import MAX_BYSTANDERS, bystanders_listed
 from envcraft.core.guesses import disowned, guesses, shaped, stands_alone
+from envcraft.core.listing import MAX_BYSTANDERS, bystanders_listed
 from envcraft.core.state import APP_DIR, APP_STATE, HISTORY_TABLE
 from envcraft.core.tasks import Check, Task
 from envcraft.core.verdicts import Verdict
