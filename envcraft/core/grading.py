@@ -30,6 +30,7 @@ from envcraft.core.diff import StateDiff
 from envcraft.core.facts import states_fact
 from envcraft.core.guesses import disowned, guesses, shaped, stands_alone
 from envcraft.core.listing import MAX_BYSTANDERS, bystanders_listed
+from envcraft.core.quotes import unquoted
 from envcraft.core.state import APP_DIR, APP_STATE, HISTORY_TABLE
 from envcraft.core.tasks import Check, Task
 from envcraft.core.verdicts import Verdict
@@ -306,6 +307,7 @@ def answer_holds(check: Check, initial: Snapshot, answer: str | None, given: str
     about = (check.table, check.column) if check.table and check.column else None
     if _lists_table(check, initial, final or initial, answer, given) or not _held(check, about, final or initial):
         return False
+    answer = unquoted(answer, initial.files)  # the documents' own words are a quote, no claim (core/quotes.py)
     others = _candidates(check, about, (initial,), answer)
     claims = read(answer, reading(check, initial, others, given))
     if not check.note.startswith("names why"):  # a question's own values restated are context, not a dump; a
