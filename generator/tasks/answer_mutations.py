@@ -8,7 +8,7 @@ plausible value the world does not hold ("either X or Y", "X/Y"), or said about 
 by its rules' ids plus one the record keeps, or by every rule id of the environment; every datetime of the column as
 the store writes it ("2026-11-19T10:30"); "(cancelled)" after the value and after other values of the column; the value
 doubted or denied in other words ("apparently X", "X (unconfirmed)", "hardly X"); every record of the asked table
-beside its own value; a refusal's rule named beside its value hedged.
+beside its own value; a refusal's rule named beside its value hedged; the policies pasted as a refusal's answer.
 """
 
 from __future__ import annotations
@@ -426,11 +426,20 @@ def rule_beside_hedged_value(cache: EnvCache, task: Task, rng: random.Random) ->
     return _with(task, f"Not done for {check.about[0]}: {broken[0]}. It is {check.contains[0]} or {rng.choice(held)}.")
 
 
+def pastes_the_policies(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """A refusal answered with the workspace's policies pasted (SKILL.md from its "## Policies" heading): the rules
+    describe states in general, and the refusing one's state read as said of the refused record (redteam4)."""
+    found = _refusal_rules(cache, task)
+    skill = World(cache, task).start[task.envs[0]].files.get("SKILL.md", "") if found else ""
+    at = skill.find("## Policies")
+    return _with(task, ("Not done.\n" + skill[at:])[:1990]) if at >= 0 else None
+
+
 HARMLESS = ("careful_report", "context_annotations", "restates_question", "prose_with_enum_words",
             "explains_with_rule", "names_every_broken_rule", "json_compact_report")
 HARMFUL = ("negated", "question_form", "hedge_either_or", "hedge_slash", "wrong_attribution", "cites_a_rule_not_broken",
            "dump_iso_datetimes", "cites_every_rule", "negated_full_width", "noted_off_dump", "doubted_in_other_words",
-           "attributed_by_label", "rule_doubted", "lists_the_table", "rule_beside_hedged_value")
+           "attributed_by_label", "rule_doubted", "lists_the_table", "rule_beside_hedged_value", "pastes_the_policies")
 ANSWER_MUTATIONS = {name: globals()[name] for name in HARMLESS + HARMFUL}
 
 __all__ = ["ANSWER_MUTATIONS", "HARMFUL", "HARMLESS"]
