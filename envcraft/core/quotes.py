@@ -44,6 +44,8 @@ def copied(text: str, files: dict[str, str]) -> list[tuple[int, int]]:
 def unquoted(text: str, files: dict[str, str]) -> str:
     """`text` with what it copies from the documents blanked, when it copies at least MIN_PASTED words of them (same
     length: spans elsewhere still line up)."""
+    if len(_WORD.findall(text)) < MIN_PASTED:
+        return text  # too short to paste that much: no need to read the documents
     spans = copied(text, files)
     if sum(len(_WORD.findall(text, start, end)) for start, end in spans) < MIN_PASTED:
         return text
