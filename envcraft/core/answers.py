@@ -239,11 +239,21 @@ def texts_found(answer: str, expected: str, others: list[str]) -> tuple[bool, li
     # case its own ("It is warehouse ops" does not: its value is long, "It" is prose): other
     # short values are then matched in any case too, or "oh ca ny tx" would state one state code
     as_written = len(normal(expected)) > 3 or bool(_spans(raw, normal(expected, fold=False))) or not hits
+    # the cases the answer writes the expected value in ("Push" for push): a short value written the same way is
+    # as much a value ("Push. Sms." lists two channels, and kept full reward), and prose ("It is push") still
+    # leaves "it" alone
+    cases = {case for s, e, _ in hits for case in (str.upper, str.capitalize) if raw[s:e] == case(raw[s:e].lower())
+             and raw[s:e] != raw[s:e].lower()}
     for other in set(others):
         written = normal(other, fold=False)
         short = len(written) <= 3 and as_written  # "IT", "On": matched as written, so prose ("it is") is no dump
         hay, needle = (raw, written) if short else (folded, written.lower())
         hits += [(s, e, other) for s, e in _spans(hay, needle)]
+        if short and written.islower():  # and a stored lower-case code in capitals ("SMS" for sms), as codes are
+            # written; capitalized only where it ends a clause ("Sms."), never as a sentence's first word ("On Monday")
+            hits += [(s, e, other) for s, e in _spans(raw, written.upper())]
+            hits += [(s, e, other) for s, e in _spans(raw, written.capitalize()) if str.capitalize in cases
+                     and re.match(r"\s*(?:[.,;:!?)\]]|$)", raw[e:])]
     hits.sort(key=lambda h: (-(h[1] - h[0]), h[0]))
     taken: list[tuple[int, int]] = []
     found, also = False, []
