@@ -32,6 +32,8 @@ def reward(answer: str) -> float:
     f"Not done for Seller D Ltd: {RULE}. It is maybe live.",
     f"Not done for Seller D Ltd, per {RULE}: it is probably live.",
     f"Not done for Seller D Ltd: {RULE}. It is live, or possibly escalated.",
+    f"Not done ({RULE}): Seller D Ltd is not live.",  # the blocking value denied (careful20g's AL twins)
+    f"Not done for sap-0004: {RULE}. It is no longer live.",
 ])
 def test_a_rule_named_beside_a_doubted_value_is_no_reason(answer):
     assert reward(answer) == 0.0
@@ -42,6 +44,7 @@ def test_a_rule_named_beside_a_doubted_value_is_no_reason(answer):
     f"Not done for Seller D Ltd: {RULE}. It is live.",
     f"Not done for Seller D Ltd: {RULE}. Please pick a submitted application for 3 Dec - or sooner.",  # no doubt
     f"Not done for Seller D Ltd: {RULE}. It is live; you could withdraw it or leave it.",  # an offer, no value in it
+    f"Not done for Seller D Ltd: {RULE}. It is not submitted.",  # the state the rule wants, denied: the reason
 ])
 def test_a_rule_named_beside_no_doubt_is_the_reason(answer):
     assert reward(answer) == 1.0

@@ -50,8 +50,9 @@ core/guesses.py): the expected value must be there, and no other value of the as
    <id> applies", "It isn't <id>", "<id> doesn't apply"; "Not done per <id>" is the refusal's own "not"); an
    answer that names no record says it of none ("Not done (<id>)": a state guard's id is guessable); nor where the
    answer hedges a value of the asked column about that record ("It is A or B", "maybe A", "A, or possibly Y": a
-   doubted value is no reason). A rule's text alone is context, never credit:
-   the texts of all rules fit in one answer, and the grader does not know the others to call it a dump. With
+   doubted value is no reason, nor is one beside the blocking value denied: "(<id>): it is not live"). A rule's
+   text alone is context, never credit: the texts of all rules fit in one answer, and the grader does not know the
+   others to call it a dump. With
    no asked record (a question about a document: "who signs off on claims above $500?") a rule is the answer.
 4. Hedge. A clause that offers alternatives ("either", "or", "X/Y") or doubts ("maybe", "perhaps", "probably",
    "might", "could be", "seems", "apparently", "unconfirmed", "I think", "I suspect", "not sure") claims nothing, and
@@ -257,6 +258,7 @@ class Reading:
     nouns: frozenset[str] = frozenset()  # what the asked record is ("budget"): "the Finance budget" names a record
     kinds: frozenset[str] = frozenset()  # what the world's other records are ("visit", "visits"): "the HVAC visit"
     values: tuple[str, ...] = ()  # the asked column's values: what a clause claims, never a name
+    expected: tuple[str, ...] = ()  # the values the check asks for (the blocking value of a refusal)
     reasons: tuple[str, ...] = ()  # the rule that refuses the asked record: its id, its text
     column: str = ""  # the asked column ("status"): a sentence opening with it labels the record before
     referred: frozenset[str] = frozenset()  # ids of what the asked record holds in other tables (its room)
@@ -417,7 +419,9 @@ def read(answer: str, reading: Reading) -> Claims:
     own_column = re.compile(r"\b(?:its|their)\s+" + r"[\W_]+".join(label) + r"\b", re.I) \
         if label and label != ["status"] else None  # "its QC status": only the asked record's kind has one
     stated = False
-    doubted = False  # a value of the asked column hedged about the asked record: no rule named makes it a reason
+    doubted = False  # a value of the asked column hedged about the asked record, or the blocking value denied of
+    # it: no rule named makes that a reason
+    denied = _phrase_spans(answer, reading.expected)
     owner_before: str | None = None  # "about", "other" or None (no record named yet)
     last_named: str | None = None  # the record a pronoun stands for: the last one named, however far back
     last_of_kind: dict[str, str] = {}  # "finding" -> the last finding named: what "the finding" stands for
@@ -538,6 +542,8 @@ def read(answer: str, reading: Reading) -> Claims:
                 negator = _NEGATOR.search(clause)
                 if negator:
                     blank.append((c_start + negator.start(), c_end))
+                    doubted = doubted or (mine != "other" and any(  # "(<rule>): inc-0014 is not resolved"
+                        c_start + negator.start() <= s and e <= c_end for s, e in denied))
                     blank += _after_aside(answer, clauses, index)  # "could not mark X (tlb-0058) as processed"
                 for verb in _OWN_VERB.finditer(answer, c_start, c_end):  # "I've received": the writer's verb
                     own = [(s, e) for s, e in values if s < verb.end(1) and verb.start(1) < e]

@@ -209,7 +209,8 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
     nouns = table_nouns(check.table or "")  # office_budgets: "budgets", "budget"
     return Reading(about=frozenset(a.casefold() for a in about), names=names, short=short_names(names),
                    nouns=nouns, kinds=_kinds(initial, check.table or ""),
-                   values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons),
+                   values=tuple(dict.fromkeys([*check.contains, *values])), expected=tuple(check.contains),
+                   reasons=tuple(reasons),
                    world_words=_world_words(initial), referred=_referred(initial, about),
                    column=check.column or "", record_kinds=_record_kinds(initial), phrases=_phrases(initial),
                    heads=frozenset(t.split("_")[0] for t in initial.tables if "_" in t.strip("_")),
