@@ -29,7 +29,7 @@ from envcraft_runtime.arguments import (
     check_time,
 )
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
 from envcraft_runtime.rules import in_past, not_among, overlapping, present_related, refuse, short_of
 
 TODAY = "2026-12-01"
@@ -376,6 +376,15 @@ def planning_task_add(
         "event_vendor_id": event_vendor_id,
         "status": "todo",
     }
+    _other = row_of(tables, "wedding_events", _new.get("wedding_event_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("inquiry", "contracted", "planning", "finalized"), what="wedding event"
+    ):
+        refuse(
+            "live_event_tasks",
+            rule="A cancelled or completed event takes no new planning tasks, and its open tasks are not worked.",
+            fact=_block,
+        )
     tables["planning_tasks"].append(_new)
     return as_record(PlanningTask, _new)
 
@@ -384,9 +393,19 @@ def planning_task_add(
 def planning_task_start(tables: Tables, planning_task_id: str) -> PlanningTask:
     """Start working on a to-do task."""
     _row = PLANNING_TASKS.find(tables, planning_task_id)
+    _new = {**_row, "status": "in_progress"}
     if _block := not_among(_row, field="status", allowed=("todo",), what="planning task"):
         refuse("planning_task_start.status_in", rule="only to-do tasks can be started", fact=_block)
-    _row["status"] = "in_progress"
+    _other = row_of(tables, "wedding_events", _new.get("wedding_event_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("inquiry", "contracted", "planning", "finalized"), what="wedding event"
+    ):
+        refuse(
+            "live_event_tasks",
+            rule="A cancelled or completed event takes no new planning tasks, and its open tasks are not worked.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(PlanningTask, _row)
 
 
@@ -394,9 +413,19 @@ def planning_task_start(tables: Tables, planning_task_id: str) -> PlanningTask:
 def planning_task_wait_on_client(tables: Tables, planning_task_id: str) -> PlanningTask:
     """Park a task while the couple decides or sends information."""
     _row = PLANNING_TASKS.find(tables, planning_task_id)
+    _new = {**_row, "status": "awaiting_client"}
     if _block := not_among(_row, field="status", allowed=("in_progress",), what="planning task"):
         refuse("planning_task_wait_on_client.status_in", rule="start the task first", fact=_block)
-    _row["status"] = "awaiting_client"
+    _other = row_of(tables, "wedding_events", _new.get("wedding_event_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("inquiry", "contracted", "planning", "finalized"), what="wedding event"
+    ):
+        refuse(
+            "live_event_tasks",
+            rule="A cancelled or completed event takes no new planning tasks, and its open tasks are not worked.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(PlanningTask, _row)
 
 
@@ -404,9 +433,19 @@ def planning_task_wait_on_client(tables: Tables, planning_task_id: str) -> Plann
 def planning_task_complete(tables: Tables, planning_task_id: str) -> PlanningTask:
     """Mark a started task done."""
     _row = PLANNING_TASKS.find(tables, planning_task_id)
+    _new = {**_row, "status": "done"}
     if _block := not_among(_row, field="status", allowed=("in_progress", "awaiting_client"), what="planning task"):
         refuse("planning_task_complete.status_in", rule="a task must be started before it is done", fact=_block)
-    _row["status"] = "done"
+    _other = row_of(tables, "wedding_events", _new.get("wedding_event_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("inquiry", "contracted", "planning", "finalized"), what="wedding event"
+    ):
+        refuse(
+            "live_event_tasks",
+            rule="A cancelled or completed event takes no new planning tasks, and its open tasks are not worked.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(PlanningTask, _row)
 
 

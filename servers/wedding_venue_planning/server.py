@@ -35,7 +35,8 @@ INSTRUCTIONS = (
     "done. [planning_checklist_1b] An event may be finalized only when every task of the event is done. "
     "[packages_1] Classic: essentials + 3-course dinner + bar package; vendors from the preferred list "
     "only. [packages_2] Signature: classic + rehearsal dinner + any vendor (non-preferred vendors must "
-    "show insurance 30 days before). Call finish when done."
+    "show insurance 30 days before). [live_event_tasks] A cancelled or completed event takes no new "
+    "planning tasks, and its open tasks are not worked. Call finish when done."
 )
 
 
