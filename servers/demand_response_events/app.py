@@ -21,7 +21,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
 from envcraft_runtime.rules import (
     comparison_fails,
     holds,
@@ -229,9 +229,16 @@ def curtailment_event_schedule(
 def curtailment_event_notify(tables: Tables, curtailment_event_id: str) -> CurtailmentEvent:
     """Mark an event notified after signals went out."""
     _row = CURTAILMENT_EVENTS.find(tables, curtailment_event_id)
+    _new = {**_row, "status": "notified"}
     if _block := not_among(_row, field="status", allowed=("scheduled",), what="curtailment event"):
         refuse("curtailment_event_notify.status_in", rule="only scheduled events can be notified", fact=_block)
-    _row["status"] = "notified"
+    if _block := in_past(_new.get("start"), field="start", today=TODAY):
+        refuse(
+            "notify_before_start",
+            rule="Sites are notified before an event starts: an event whose start has passed is not notified.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(CurtailmentEvent, _row)
 
 
@@ -239,9 +246,16 @@ def curtailment_event_notify(tables: Tables, curtailment_event_id: str) -> Curta
 def curtailment_event_activate(tables: Tables, curtailment_event_id: str) -> CurtailmentEvent:
     """Start the curtailment window."""
     _row = CURTAILMENT_EVENTS.find(tables, curtailment_event_id)
+    _new = {**_row, "status": "active"}
     if _block := not_among(_row, field="status", allowed=("notified",), what="curtailment event"):
         refuse("curtailment_event_activate.status_in", rule="notify sites before the event starts", fact=_block)
-    _row["status"] = "active"
+    if _block := not_now(_new.get("start"), end=_new.get("end"), today=TODAY, early=0, late=0, field="start"):
+        refuse(
+            "activate_on_event_day",
+            rule="An event is made active only on the day of its window, never after the window has passed.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(CurtailmentEvent, _row)
 
 
@@ -345,6 +359,15 @@ def dispatch_signal_send(
             rule="Sites with 3 opt-outs this season are removed from the next event (do not signal them).",
             fact=_block,
         )
+    _other = row_of(tables, "curtailment_events", _new.get("curtailment_event_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("scheduled", "notified", "active"), what="curtailment event"
+    ):
+        refuse(
+            "signal_live_events_only",
+            rule="Dispatch signals are sent and worked (delivered, failed, acknowledged, opted out) only while their event is scheduled, notified or active, never once it is cancelled or completed.",
+            fact=_block,
+        )
     tables["dispatch_signals"].append(_new)
     return as_record(DispatchSignal, _new)
 
@@ -381,9 +404,19 @@ def dispatch_signal_search(
 def dispatch_signal_mark_delivered(tables: Tables, dispatch_signal_id: str) -> DispatchSignal:
     """Record delivery of a pending (or retried failed) signal."""
     _row = DISPATCH_SIGNALS.find(tables, dispatch_signal_id)
+    _new = {**_row, "status": "delivered"}
     if _block := not_among(_row, field="status", allowed=("pending", "failed"), what="dispatch signal"):
         refuse("dispatch_signal_mark_delivered.status_in", rule="the signal was already delivered", fact=_block)
-    _row["status"] = "delivered"
+    _other = row_of(tables, "curtailment_events", _new.get("curtailment_event_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("scheduled", "notified", "active"), what="curtailment event"
+    ):
+        refuse(
+            "signal_live_events_only",
+            rule="Dispatch signals are sent and worked (delivered, failed, acknowledged, opted out) only while their event is scheduled, notified or active, never once it is cancelled or completed.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(DispatchSignal, _row)
 
 
@@ -391,9 +424,19 @@ def dispatch_signal_mark_delivered(tables: Tables, dispatch_signal_id: str) -> D
 def dispatch_signal_fail(tables: Tables, dispatch_signal_id: str) -> DispatchSignal:
     """Record a signal the device or inbox did not accept."""
     _row = DISPATCH_SIGNALS.find(tables, dispatch_signal_id)
+    _new = {**_row, "status": "failed"}
     if _block := not_among(_row, field="status", allowed=("pending",), what="dispatch signal"):
         refuse("dispatch_signal_fail.status_in", rule="only pending signals can fail", fact=_block)
-    _row["status"] = "failed"
+    _other = row_of(tables, "curtailment_events", _new.get("curtailment_event_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("scheduled", "notified", "active"), what="curtailment event"
+    ):
+        refuse(
+            "signal_live_events_only",
+            rule="Dispatch signals are sent and worked (delivered, failed, acknowledged, opted out) only while their event is scheduled, notified or active, never once it is cancelled or completed.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(DispatchSignal, _row)
 
 
@@ -401,13 +444,23 @@ def dispatch_signal_fail(tables: Tables, dispatch_signal_id: str) -> DispatchSig
 def dispatch_signal_acknowledge(tables: Tables, dispatch_signal_id: str) -> DispatchSignal:
     """Record the site's acknowledgement."""
     _row = DISPATCH_SIGNALS.find(tables, dispatch_signal_id)
+    _new = {**_row, "status": "acknowledged"}
     if _block := not_among(_row, field="status", allowed=("delivered",), what="dispatch signal"):
         refuse(
             "dispatch_signal_acknowledge.status_in",
             rule="a signal must be delivered before it is acknowledged",
             fact=_block,
         )
-    _row["status"] = "acknowledged"
+    _other = row_of(tables, "curtailment_events", _new.get("curtailment_event_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("scheduled", "notified", "active"), what="curtailment event"
+    ):
+        refuse(
+            "signal_live_events_only",
+            rule="Dispatch signals are sent and worked (delivered, failed, acknowledged, opted out) only while their event is scheduled, notified or active, never once it is cancelled or completed.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(DispatchSignal, _row)
 
 
@@ -415,13 +468,23 @@ def dispatch_signal_acknowledge(tables: Tables, dispatch_signal_id: str) -> Disp
 def dispatch_signal_opt_out(tables: Tables, dispatch_signal_id: str) -> DispatchSignal:
     """Record a customer opting out of this event."""
     _row = DISPATCH_SIGNALS.find(tables, dispatch_signal_id)
+    _new = {**_row, "status": "opted_out"}
     if _block := not_among(_row, field="status", allowed=("delivered", "acknowledged"), what="dispatch signal"):
         refuse(
             "dispatch_signal_opt_out.status_in",
             rule="sites can opt out only after the signal reached them",
             fact=_block,
         )
-    _row["status"] = "opted_out"
+    _other = row_of(tables, "curtailment_events", _new.get("curtailment_event_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("scheduled", "notified", "active"), what="curtailment event"
+    ):
+        refuse(
+            "signal_live_events_only",
+            rule="Dispatch signals are sent and worked (delivered, failed, acknowledged, opted out) only while their event is scheduled, notified or active, never once it is cancelled or completed.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(DispatchSignal, _row)
 
 

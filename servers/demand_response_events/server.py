@@ -36,8 +36,12 @@ INSTRUCTIONS = (
     "the next event (do not signal them). [program_operations_3] Commercial curtailment: 2-hour notice "
     "minimum, events up to 6 hours. [program_operations_4] Failed signals are retried once on the "
     "fallback channel within 15 minutes. [curtailment_event_complete_when] A curtailment event is marked "
-    "completed from the day of its start until 3 days after it; before that day leave it active. Call "
-    "finish when done."
+    "completed from the day of its start until 3 days after it; before that day leave it active. "
+    "[notify_before_start] Sites are notified before an event starts: an event whose start has passed is "
+    "not notified. [activate_on_event_day] An event is made active only on the day of its window, never "
+    "after the window has passed. [signal_live_events_only] Dispatch signals are sent and worked "
+    "(delivered, failed, acknowledged, opted out) only while their event is scheduled, notified or "
+    "active, never once it is cancelled or completed. Call finish when done."
 )
 
 
