@@ -33,7 +33,7 @@ REASONS = (  # (reason, wording that marks it), first match wins
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
 PINNED = {"tone": 10, "tells_someone": 73, "retry_and_errors": 32, "order_of_work": 116, "ranking": 19,
-          "computation": 64, "exception_not_recorded": 16, "not_yet_checked": 55}
+          "computation": 64, "exception_not_recorded": 16, "not_yet_checked": 54}
 
 NO_FIELD = "an exception no field records: "
 FOLLOW_UP = "a follow-up to do, not a call to refuse: "
@@ -75,8 +75,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "packhouse_qc_pipeline:qc_spec_1": RESTATES + "the cartons argument's range (40-80) refuses it before any rule",
     "payment_webhook_relay:webhook_retry_policy_1": FOLLOW_UP + "disable the endpoint after a 410",
     "payroll_close_pipeline:payroll_calendar_1": NO_FIELD + "a payslip names no timesheet",
-    "personal_trainer_matching:matching_guidelines_1": "a preference: the hours of each slot that the soft criterion "
-                                                       "'same preferred_slot first' ranks by, not a refusal",
     "podcast_studio_booking:judgement_1": NO_FIELD + "the guests of a session are not recorded",
     "pro_bono_clinic_matching:judgement_1": NO_FIELD + "an interpreter being noted has no field (and the rule is an or)",
     "release_train:release_process_1": NO_FIELD + "CAB attendance is not recorded",

@@ -21,8 +21,17 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import at_capacity, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
+from envcraft_runtime.rules import (
+    at_capacity,
+    comparison_fails,
+    holds,
+    in_past,
+    not_among,
+    outside_window,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -271,6 +280,74 @@ def coaching_match_propose(
             rule="the trainer's client list is full: propose the next best trainer",
             fact=_block,
         )
+    if _block := comparison_fails(
+        field_of(tables, "personal_trainers", _new.get("personal_trainer_id"), "club"),
+        op="==",
+        right=field_of(tables, "training_prospects", _new.get("training_prospect_id"), "club"),
+        name="the personal trainer's club",
+        other="the training prospect's club",
+    ):
+        refuse("same_club", rule="The trainer works at the prospect's club.", fact=_block)
+    if (
+        _block := comparison_fails(
+            field_of(tables, "personal_trainers", _new.get("personal_trainer_id"), "specialty"),
+            op="==",
+            right=field_of(tables, "training_prospects", _new.get("training_prospect_id"), "goal"),
+            name="the personal trainer's specialty",
+            other="the training prospect's goal",
+        )
+    ) and holds(
+        field_of(tables, "training_prospects", _new.get("training_prospect_id"), "goal"), op="!=", right="weight_loss"
+    ):
+        refuse("specialty_fits_goal", rule="The trainer's specialty equals the prospect's goal.", fact=_block)
+    _other = row_of(tables, "personal_trainers", _new.get("personal_trainer_id"))
+    if (
+        _block := not_among(_other, field="specialty", allowed=("weight_loss", "strength"), what="personal trainer")
+    ) and holds(
+        field_of(tables, "training_prospects", _new.get("training_prospect_id"), "goal"), op="==", right="weight_loss"
+    ):
+        refuse(
+            "weight_loss_to_strength",
+            rule="A weight_loss prospect goes to a weight_loss or a strength trainer.",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        field_of(tables, "personal_trainers", _new.get("personal_trainer_id"), "rate_per_session"),
+        op="<=",
+        right=field_of(tables, "training_prospects", _new.get("training_prospect_id"), "budget_per_session"),
+        name="the personal trainer's rate per session",
+        other="the training prospect's budget per session",
+    ):
+        refuse(
+            "rate_within_budget",
+            rule="The trainer's rate_per_session is at most the prospect's budget_per_session.",
+            fact=_block,
+        )
+    if (
+        _block := comparison_fails(
+            field_of(tables, "personal_trainers", _new.get("personal_trainer_id"), "gender"),
+            op="==",
+            right=field_of(tables, "training_prospects", _new.get("training_prospect_id"), "trainer_gender_pref"),
+            name="the personal trainer's gender",
+            other="the training prospect's trainer gender pref",
+        )
+    ) and holds(
+        field_of(tables, "training_prospects", _new.get("training_prospect_id"), "trainer_gender_pref"),
+        op="!=",
+        right="any",
+    ):
+        refuse(
+            "trainer_gender_preference",
+            rule="The trainer's gender matches the prospect's trainer_gender_pref unless the preference is `any`.",
+            fact=_block,
+        )
+    _other = row_of(tables, "training_prospects", _new.get("training_prospect_id"))
+    if _block := not_among(_other, field="status", allowed=("new", "matched", "on_hold"), what="training prospect"):
+        refuse(
+            "no_match_for_declined",
+            rule="A prospect who declined gets no match: none is proposed or activated for them.",
+            fact=_block,
+        )
     _target_training_prospect_id = target_row(
         tables, "training_prospects", _new.get("training_prospect_id"), "training prospect"
     )
@@ -284,9 +361,17 @@ def coaching_match_propose(
 def coaching_match_activate(tables: Tables, coaching_match_id: str) -> CoachingMatch:
     """Activate a proposed match after a successful intro session."""
     _row = COACHING_MATCHES.find(tables, coaching_match_id)
+    _new = {**_row, "status": "active"}
     if _block := not_among(_row, field="status", allowed=("proposed",), what="coaching match"):
         refuse("coaching_match_activate.status_in", rule="only proposed matches can be activated", fact=_block)
-    _row["status"] = "active"
+    _other = row_of(tables, "training_prospects", _new.get("training_prospect_id"))
+    if _block := not_among(_other, field="status", allowed=("new", "matched", "on_hold"), what="training prospect"):
+        refuse(
+            "no_match_for_declined",
+            rule="A prospect who declined gets no match: none is proposed or activated for them.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(CoachingMatch, _row)
 
 
@@ -367,6 +452,133 @@ def intro_session_book(
         refuse(
             "intro_session_book.no_overlap",
             rule="the trainer has another session then: pick another time in their preferred slot",
+            fact=_block,
+        )
+    _other = row_of(tables, "coaching_matches", _new.get("coaching_match_id"))
+    if _block := not_among(_other, field="status", allowed=("proposed", "active"), what="coaching match"):
+        refuse(
+            "intro_for_open_match",
+            rule="An intro session is booked only for a proposed or active match, never for a rejected or ended one.",
+            fact=_block,
+        )
+    if (_block := outside_window(_new.get("start"), days=(), start="06:00", end="09:00")) and holds(
+        field_of(
+            tables,
+            "training_prospects",
+            field_of(tables, "coaching_matches", _new.get("coaching_match_id"), "training_prospect_id"),
+            "preferred_slot",
+        ),
+        op="==",
+        right="early_mornings",
+    ):
+        refuse(
+            "intro_in_early_mornings_slot",
+            rule="An intro session for a prospect who prefers early mornings starts between 06:00 and 09:00.",
+            fact=_block,
+        )
+    if (_block := outside_window(_new.get("end"), days=(), start="06:00", end="09:00")) and holds(
+        field_of(
+            tables,
+            "training_prospects",
+            field_of(tables, "coaching_matches", _new.get("coaching_match_id"), "training_prospect_id"),
+            "preferred_slot",
+        ),
+        op="==",
+        right="early_mornings",
+    ):
+        refuse(
+            "intro_in_early_mornings_slot_end",
+            rule="An intro session for a prospect who prefers early mornings ends by 09:00.",
+            fact=_block,
+        )
+    if (_block := outside_window(_new.get("start"), days=(), start="09:00", end="16:00")) and holds(
+        field_of(
+            tables,
+            "training_prospects",
+            field_of(tables, "coaching_matches", _new.get("coaching_match_id"), "training_prospect_id"),
+            "preferred_slot",
+        ),
+        op="==",
+        right="daytime",
+    ):
+        refuse(
+            "intro_in_daytime_slot",
+            rule="An intro session for a prospect who prefers daytime starts between 09:00 and 16:00.",
+            fact=_block,
+        )
+    if (_block := outside_window(_new.get("end"), days=(), start="09:00", end="16:00")) and holds(
+        field_of(
+            tables,
+            "training_prospects",
+            field_of(tables, "coaching_matches", _new.get("coaching_match_id"), "training_prospect_id"),
+            "preferred_slot",
+        ),
+        op="==",
+        right="daytime",
+    ):
+        refuse(
+            "intro_in_daytime_slot_end",
+            rule="An intro session for a prospect who prefers daytime ends by 16:00.",
+            fact=_block,
+        )
+    if (_block := outside_window(_new.get("start"), days=(), start="16:00", end="21:00")) and holds(
+        field_of(
+            tables,
+            "training_prospects",
+            field_of(tables, "coaching_matches", _new.get("coaching_match_id"), "training_prospect_id"),
+            "preferred_slot",
+        ),
+        op="==",
+        right="evenings",
+    ):
+        refuse(
+            "intro_in_evenings_slot",
+            rule="An intro session for a prospect who prefers evenings starts between 16:00 and 21:00.",
+            fact=_block,
+        )
+    if (_block := outside_window(_new.get("end"), days=(), start="16:00", end="21:00")) and holds(
+        field_of(
+            tables,
+            "training_prospects",
+            field_of(tables, "coaching_matches", _new.get("coaching_match_id"), "training_prospect_id"),
+            "preferred_slot",
+        ),
+        op="==",
+        right="evenings",
+    ):
+        refuse(
+            "intro_in_evenings_slot_end",
+            rule="An intro session for a prospect who prefers evenings ends by 21:00.",
+            fact=_block,
+        )
+    if (_block := outside_window(_new.get("start"), days=("saturday", "sunday"), start="08:00", end="14:00")) and holds(
+        field_of(
+            tables,
+            "training_prospects",
+            field_of(tables, "coaching_matches", _new.get("coaching_match_id"), "training_prospect_id"),
+            "preferred_slot",
+        ),
+        op="==",
+        right="weekends",
+    ):
+        refuse(
+            "intro_in_weekends_slot",
+            rule="An intro session for a prospect who prefers weekends starts Saturday or Sunday between 08:00 and 14:00.",
+            fact=_block,
+        )
+    if (_block := outside_window(_new.get("end"), days=("saturday", "sunday"), start="08:00", end="14:00")) and holds(
+        field_of(
+            tables,
+            "training_prospects",
+            field_of(tables, "coaching_matches", _new.get("coaching_match_id"), "training_prospect_id"),
+            "preferred_slot",
+        ),
+        op="==",
+        right="weekends",
+    ):
+        refuse(
+            "intro_in_weekends_slot_end",
+            rule="An intro session for a prospect who prefers weekends ends by 14:00.",
             fact=_block,
         )
     tables["intro_sessions"].append(_new)
