@@ -32,7 +32,16 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import comparison_fails, not_among, not_now, overlapping, refuse, short_of
+from envcraft_runtime.rules import (
+    comparison_fails,
+    formula_fails,
+    not_among,
+    not_now,
+    overlapping,
+    present_related,
+    refuse,
+    short_of,
+)
 
 TODAY = "2026-12-01"
 
@@ -197,13 +206,26 @@ def rental_vehicle_search(
 def rental_vehicle_send_to_cleaning(tables: Tables, rental_vehicle_id: str) -> RentalVehicle:
     """Send a returned car to the wash bay."""
     _row = RENTAL_VEHICLES.find(tables, rental_vehicle_id)
+    _new = {**_row, "status": "needs_cleaning"}
     if _block := not_among(_row, field="status", allowed=("on_rent", "ready"), what="rental vehicle"):
         refuse(
             "rental_vehicle_send_to_cleaning.status_in",
             rule="cars in maintenance or already queued for cleaning stay where they are",
             fact=_block,
         )
-    _row["status"] = "needs_cleaning"
+    if _block := present_related(
+        tables["rental_contracts"],
+        match={"rental_vehicle_id": _new.get("id")},
+        field="status",
+        allowed=("open",),
+        what="rental contract",
+    ):
+        refuse(
+            "no_turnaround_on_open_contract",
+            rule="A car on an open contract is not sent to cleaning: return the contract first.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(RentalVehicle, _row)
 
 
@@ -353,6 +375,25 @@ def rental_contract_open(
     _other = row_of(tables, "rental_vehicles", _new.get("rental_vehicle_id"))
     if _block := not_among(_other, field="status", allowed=("ready",), what="rental vehicle"):
         refuse("ready_car_only", rule="A contract is opened only on a `ready` car.", fact=_block)
+    if _block := formula_fails(
+        _new.get("odometer_out"),
+        op=">=",
+        function="sum",
+        terms=(
+            field_of(tables, "rental_vehicles", _new.get("rental_vehicle_id"), "odometer"),
+            0,
+        ),
+        name="odometer out",
+        names=(
+            "the rental vehicle's odometer",
+            "0",
+        ),
+    ):
+        refuse(
+            "odometer_out_from_car",
+            rule="A contract's odometer_out is never below the car's recorded odometer.",
+            fact=_block,
+        )
     _target_rental_vehicle_id = target_row(tables, "rental_vehicles", _new.get("rental_vehicle_id"), "rental vehicle")
     tables["rental_contracts"].append(_new)
     if _target_rental_vehicle_id is not None:
@@ -366,10 +407,18 @@ def rental_contract_return(tables: Tables, rental_contract_id: str, odometer_in:
     _row = RENTAL_CONTRACTS.find(tables, rental_contract_id)
     _changes = {_k: _v for _k, _v in (("odometer_in", odometer_in),) if _v is not None}
     check_range(odometer_in, field="odometer_in", low=800, high=50000)
+    _new = {**_row, **_changes, "status": "returned"}
     if _block := not_among(_row, field="status", allowed=("open",), what="rental contract"):
         refuse("rental_contract_return.status_in", rule="the contract is already returned", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "returned"
+    if _block := comparison_fails(
+        _new.get("odometer_in"), op=">=", right=_new.get("odometer_out"), name="odometer in", other="odometer out"
+    ):
+        refuse(
+            "odometer_in_not_below_out",
+            rule="A return's odometer_in is never below the contract's odometer_out.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(RentalContract, _row)
 
 

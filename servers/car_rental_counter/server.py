@@ -35,7 +35,10 @@ INSTRUCTIONS = (
     "reserved class. If none is ready, upgrade one class free (economy -> compact -> midsize -> suv); "
     "skyway_elite members always get a free upgrade. [ready_car_only] A contract is opened only on a "
     "`ready` car. [car_reservation_mark_picked_up_when] A car reservation is marked picked up from the "
-    "day of its pickup until 3 days after it; before that day leave it reserved. Call finish when done."
+    "day of its pickup until 3 days after it; before that day leave it reserved. [odometer_out_from_car] "
+    "A contract's odometer_out is never below the car's recorded odometer. [odometer_in_not_below_out] A "
+    "return's odometer_in is never below the contract's odometer_out. [no_turnaround_on_open_contract] A "
+    "car on an open contract is not sent to cleaning: return the contract first. Call finish when done."
 )
 
 
