@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import not_among, not_now, present_related, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import formula_fails, not_among, not_now, present_related, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -323,6 +323,28 @@ def compliance_violation_cite(
         "fine": fine,
         "status": "open",
     }
+    _other = row_of(tables, "business_licenses", _new.get("business_license_id"))
+    if _block := not_among(
+        _other,
+        field="status",
+        allowed=("pending", "active", "renewal_due", "lapsed", "suspended"),
+        what="business license",
+    ):
+        refuse(
+            "cite_unrevoked_licence", rule="A violation is cited only on a licence that is not revoked.", fact=_block
+        )
+    if _block := present_related(
+        tables["compliance_violations"],
+        match={"business_license_id": _new.get("business_license_id"), "violation": _new.get("violation")},
+        field="status",
+        allowed=("open", "escalated"),
+        what="compliance violation",
+    ):
+        refuse(
+            "one_open_citation_per_violation",
+            rule="A violation already open or escalated on a licence is not cited on it again.",
+            fact=_block,
+        )
     tables["compliance_violations"].append(_new)
     return as_record(ComplianceViolation, _new)
 
@@ -374,6 +396,29 @@ def renewal_payment_record(
             rule="that receipt number was already recorded: this payment may be a duplicate",
             fact=_block,
         )
+    _other = row_of(tables, "business_licenses", _new.get("business_license_id"))
+    if _block := not_among(
+        _other,
+        field="status",
+        allowed=("pending", "active", "renewal_due", "lapsed", "suspended"),
+        what="business license",
+    ):
+        refuse("no_fee_for_revoked_licence", rule="No licence fee is recorded for a revoked licence.", fact=_block)
+    if _block := formula_fails(
+        _new.get("amount"),
+        op="==",
+        function="sum",
+        terms=(
+            field_of(tables, "business_licenses", _new.get("business_license_id"), "annual_fee"),
+            0,
+        ),
+        name="amount",
+        names=(
+            "the business license's annual fee",
+            "0",
+        ),
+    ):
+        refuse("fee_is_annual_fee", rule="A licence fee payment is the licence's annual fee.", fact=_block)
     tables["renewal_payments"].append(_new)
     return as_record(RenewalPayment, _new)
 

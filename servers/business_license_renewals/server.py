@@ -28,13 +28,16 @@ INSTRUCTIONS = (
     "reinstated. Renewal payments are recorded with a receipt number. Today is Tuesday 2026-12-01; dates "
     "are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like lbz-0001: search first, then act on "
     "the id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no "
-    "files here: read_policies lists every rule the tools enforce. Policies: [judgement_1] Renew a "
+    "files here: read_policies lists every rule the tools enforce. Policies: [cite_unrevoked_licence] A "
+    "violation is cited only on a licence that is not revoked. [one_open_citation_per_violation] A "
+    "violation already open or escalated on a licence is not cited on it again. [judgement_1] Renew a "
     "licence only after its annual fee is recorded; the new expiry is one year after the old one. "
-    "[judgement_2] Licences lapsed more than 90 days need a new application. [judgement_3] Suspend for "
-    "fines unpaid over 60 days. [reinstate_when_violations_corrected] Reinstate a licence only when none "
-    "of its violations is still open or escalated. [business_license_lapse_when] A business license is "
-    "marked lapsed only after its expiry date has passed; until then leave it at renewal due. Call finish "
-    "when done."
+    "[judgement_2] Licences lapsed more than 90 days need a new application. [no_fee_for_revoked_licence] "
+    "No licence fee is recorded for a revoked licence. [fee_is_annual_fee] A licence fee payment is the "
+    "licence's annual fee. [judgement_3] Suspend for fines unpaid over 60 days. "
+    "[reinstate_when_violations_corrected] Reinstate a licence only when none of its violations is still "
+    "open or escalated. [business_license_lapse_when] A business license is marked lapsed only after its "
+    "expiry date has passed; until then leave it at renewal due. Call finish when done."
 )
 
 
