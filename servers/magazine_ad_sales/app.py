@@ -29,6 +29,7 @@ from envcraft_runtime.records import (
     field_of,
     page_class,
     page_of,
+    row_of,
     target_row,
     text_contains,
 )
@@ -240,6 +241,13 @@ def ad_insertion_order_book(
             rule="the advertiser's credit line cannot cover this booking: ask for prepayment",
             fact=_block,
         )
+    _other = row_of(tables, "magazine_issues", _new.get("magazine_issue_id"))
+    if _block := not_among(_other, field="status", allowed=("selling",), what="magazine issue"):
+        refuse(
+            "book_selling_issues_only",
+            rule="Ads are booked only into an issue that is still selling, never one past ad close, at the printer or on the newsstand.",
+            fact=_block,
+        )
     _target_print_advertiser_id = target_row(
         tables, "print_advertisers", _new.get("print_advertiser_id"), "print advertiser"
     )
@@ -323,6 +331,13 @@ def ad_creative_upload(
         "resolution_dpi": resolution_dpi,
         "status": "received",
     }
+    _other = row_of(tables, "ad_insertion_orders", _new.get("ad_insertion_order_id"))
+    if _block := not_among(_other, field="status", allowed=("booked", "creative_received"), what="ad insertion order"):
+        refuse(
+            "creative_for_open_order",
+            rule="A creative is uploaded only for an order that is booked or awaiting preflight, never for a cancelled, placed or invoiced one.",
+            fact=_block,
+        )
     _target_ad_insertion_order_id = target_row(
         tables, "ad_insertion_orders", _new.get("ad_insertion_order_id"), "ad insertion order"
     )
@@ -365,6 +380,16 @@ def ad_creative_pass_preflight(tables: Tables, ad_creative_id: str) -> AdCreativ
     _new = {**_row, "status": "approved"}
     if _block := not_among(_row, field="status", allowed=("received",), what="ad creative"):
         refuse("ad_creative_pass_preflight.status_in", rule="the creative was already preflighted", fact=_block)
+    _other = row_of(tables, "ad_insertion_orders", _new.get("ad_insertion_order_id"))
+    if _block := not_among(
+        _other,
+        field="status",
+        allowed=("booked", "creative_received", "preflight_passed", "placed", "invoiced"),
+        what="ad insertion order",
+    ):
+        refuse(
+            "no_preflight_on_cancelled_order", rule="A creative of a cancelled order is not preflighted.", fact=_block
+        )
     if _block := comparison_fails(_new.get("resolution_dpi"), op=">=", right=300, name="resolution dpi", other=""):
         refuse("min_resolution", rule="Artwork is at least 300 dpi at 100% size.", fact=_block)
     if _block := not_among(_row, field="color_profile", allowed=("cmyk_fogra39", "cmyk_swop"), what="ad creative"):
@@ -381,9 +406,20 @@ def ad_creative_pass_preflight(tables: Tables, ad_creative_id: str) -> AdCreativ
 def ad_creative_fail_preflight(tables: Tables, ad_creative_id: str) -> AdCreative:
     """Fail a creative (wrong profile or resolution) and ask for a new file."""
     _row = AD_CREATIVES.find(tables, ad_creative_id)
+    _new = {**_row, "status": "preflight_failed"}
     if _block := not_among(_row, field="status", allowed=("received",), what="ad creative"):
         refuse("ad_creative_fail_preflight.status_in", rule="the creative was already preflighted", fact=_block)
-    _row["status"] = "preflight_failed"
+    _other = row_of(tables, "ad_insertion_orders", _new.get("ad_insertion_order_id"))
+    if _block := not_among(
+        _other,
+        field="status",
+        allowed=("booked", "creative_received", "preflight_passed", "placed", "invoiced"),
+        what="ad insertion order",
+    ):
+        refuse(
+            "no_preflight_on_cancelled_order", rule="A creative of a cancelled order is not preflighted.", fact=_block
+        )
+    _row.update(_new)
     return as_record(AdCreative, _row)
 
 
