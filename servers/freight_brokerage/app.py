@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
-from envcraft_runtime.rules import at_capacity, comparison_fails, not_among, not_now, refuse
+from envcraft_runtime.rules import at_capacity, comparison_fails, holds, missing_related, not_among, not_now, refuse
 
 TODAY = "2026-12-01"
 
@@ -200,9 +200,22 @@ def freight_load_get(tables: Tables, freight_load_id: str) -> FreightLoad:
 def freight_load_cover(tables: Tables, freight_load_id: str) -> FreightLoad:
     """Mark a tendered load covered once a carrier accepted."""
     _row = FREIGHT_LOADS.find(tables, freight_load_id)
+    _new = {**_row, "status": "covered"}
     if _block := not_among(_row, field="status", allowed=("tendered",), what="freight load"):
         refuse("freight_load_cover.status_in", rule="tender the load to a carrier first", fact=_block)
-    _row["status"] = "covered"
+    if _block := missing_related(
+        tables["load_tenders"],
+        match={"freight_load_id": _new.get("id")},
+        field="status",
+        allowed=("accepted",),
+        what="load tender",
+    ):
+        refuse(
+            "cover_after_acceptance",
+            rule="A load is marked covered only once a carrier has accepted one of its tenders.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(FreightLoad, _row)
 
 
@@ -270,6 +283,40 @@ def load_tender_offer(tables: Tables, freight_load_id: str, motor_carrier_id: st
         refuse(
             "load_tender_offer.capacity",
             rule="this carrier has no free trucks for another tender: pick another qualified carrier",
+            fact=_block,
+        )
+    if (
+        _block := comparison_fails(
+            field_of(tables, "motor_carriers", _new.get("motor_carrier_id"), "equipment"),
+            op="==",
+            right=field_of(tables, "freight_loads", _new.get("freight_load_id"), "equipment"),
+            name="the motor carrier's equipment",
+            other="the freight load's equipment",
+        )
+    ) and holds(field_of(tables, "freight_loads", _new.get("freight_load_id"), "equipment"), op="!=", right="dry_van"):
+        refuse("equipment_matches_load", rule="the carrier's equipment equals the load's equipment;", fact=_block)
+    _other = row_of(tables, "motor_carriers", _new.get("motor_carrier_id"))
+    if (_block := not_among(_other, field="equipment", allowed=("dry_van", "reefer"), what="motor carrier")) and holds(
+        field_of(tables, "freight_loads", _new.get("freight_load_id"), "equipment"), op="==", right="dry_van"
+    ):
+        refuse(
+            "dry_van_by_van_or_reefer",
+            rule="a dry_van load goes to a dry_van or a reefer carrier (a reefer hauls dry freight at dry_van rates);",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        field_of(tables, "motor_carriers", _new.get("motor_carrier_id"), "home_region"),
+        op="==",
+        right=field_of(tables, "freight_loads", _new.get("freight_load_id"), "region"),
+        name="the motor carrier's home region",
+        other="the freight load's region",
+    ):
+        refuse("home_region_matches_load", rule="the carrier's home_region equals the load's region;", fact=_block)
+    _other = row_of(tables, "freight_loads", _new.get("freight_load_id"))
+    if _block := not_among(_other, field="status", allowed=("posted", "tendered"), what="freight load"):
+        refuse(
+            "tender_open_loads_only",
+            rule="Only a posted or tendered load is tendered to a carrier, never a covered, moving, delivered or cancelled one.",
             fact=_block,
         )
     _other = row_of(tables, "motor_carriers", _new.get("motor_carrier_id"))
