@@ -288,7 +288,7 @@ def test_a_doc_rule_turned_into_a_policy_blocks_the_call_through_the_real_server
     async def main():
         async with Client(module.build_server(folder / "seed")) as client:
             args = {"rental_customer_id": customer["id"], "rental_vehicle_id": car["id"], "out_at": "2027-06-01T10:00",
-                    "due_back": "2027-06-03T10:00", "odometer_out": 1000}
+                    "due_back": "2027-06-03T10:00", "odometer_out": car["odometer"]}
             assert expiry < "2027-06-03"
             refused = await client.call_tool("rental_contract_open", args)
             assert refused.is_error and "(rule counter_procedures_1:" in refused.content[0].text

@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import formula_fails, not_among, not_now, present_related, refuse, taken_by_other
+from envcraft_runtime.rules import comparison_fails, not_among, not_now, present_related, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -404,19 +404,12 @@ def renewal_payment_record(
         what="business license",
     ):
         refuse("no_fee_for_revoked_licence", rule="No licence fee is recorded for a revoked licence.", fact=_block)
-    if _block := formula_fails(
+    if _block := comparison_fails(
         _new.get("amount"),
         op="==",
-        function="sum",
-        terms=(
-            field_of(tables, "business_licenses", _new.get("business_license_id"), "annual_fee"),
-            0,
-        ),
+        right=field_of(tables, "business_licenses", _new.get("business_license_id"), "annual_fee"),
         name="amount",
-        names=(
-            "the business license's annual fee",
-            "0",
-        ),
+        other="the business license's annual fee",
     ):
         refuse("fee_is_annual_fee", rule="A licence fee payment is the licence's annual fee.", fact=_block)
     tables["renewal_payments"].append(_new)

@@ -32,16 +32,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import (
-    comparison_fails,
-    formula_fails,
-    not_among,
-    not_now,
-    overlapping,
-    present_related,
-    refuse,
-    short_of,
-)
+from envcraft_runtime.rules import comparison_fails, not_among, not_now, overlapping, present_related, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -375,19 +366,12 @@ def rental_contract_open(
     _other = row_of(tables, "rental_vehicles", _new.get("rental_vehicle_id"))
     if _block := not_among(_other, field="status", allowed=("ready",), what="rental vehicle"):
         refuse("ready_car_only", rule="A contract is opened only on a `ready` car.", fact=_block)
-    if _block := formula_fails(
+    if _block := comparison_fails(
         _new.get("odometer_out"),
         op=">=",
-        function="sum",
-        terms=(
-            field_of(tables, "rental_vehicles", _new.get("rental_vehicle_id"), "odometer"),
-            0,
-        ),
+        right=field_of(tables, "rental_vehicles", _new.get("rental_vehicle_id"), "odometer"),
         name="odometer out",
-        names=(
-            "the rental vehicle's odometer",
-            "0",
-        ),
+        other="the rental vehicle's odometer",
     ):
         refuse(
             "odometer_out_from_car",
