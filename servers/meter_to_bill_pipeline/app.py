@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import not_among, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
+from envcraft_runtime.rules import comparison_fails, formula_fails, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -212,9 +212,29 @@ def meter_read_get(tables: Tables, meter_read_id: str) -> MeterRead:
 def meter_read_validate(tables: Tables, meter_read_id: str) -> MeterRead:
     """Pass a read through VEE checks."""
     _row = METER_READS.find(tables, meter_read_id)
+    _new = {**_row, "status": "validated"}
     if _block := not_among(_row, field="status", allowed=("received",), what="meter read"):
         refuse("meter_read_validate.status_in", rule="only received reads can be validated", fact=_block)
-    _row["status"] = "validated"
+    if _block := formula_fails(
+        _new.get("kwh"),
+        op="<=",
+        function="product",
+        terms=(
+            field_of(tables, "service_points", _new.get("service_point_id"), "avg_monthly_kwh"),
+            3,
+        ),
+        name="kwh",
+        names=(
+            "the service point's avg monthly kwh",
+            "3",
+        ),
+    ):
+        refuse(
+            "spike_fails_validation",
+            rule="A read whose kwh exceeds 3 x the service point's avg_monthly_kwh is not validated.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(MeterRead, _row)
 
 
@@ -237,10 +257,24 @@ def meter_read_estimate(
     _changes = {_k: _v for _k, _v in (("kwh", kwh), ("read_type", read_type)) if _v is not None}
     check_range(kwh, field="kwh", low=0, high=9000)
     check_choice(read_type, field="read_type", choices=METER_READ_READ_TYPE)
+    _new = {**_row, **_changes, "status": "estimated"}
     if _block := not_among(_row, field="status", allowed=("failed_validation",), what="meter read"):
         refuse("meter_read_estimate.status_in", rule="only failed reads are estimated", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "estimated"
+    if _block := comparison_fails(
+        _new.get("kwh"),
+        op="==",
+        right=field_of(tables, "service_points", _new.get("service_point_id"), "avg_monthly_kwh"),
+        name="kwh",
+        other="the service point's avg monthly kwh",
+    ):
+        refuse(
+            "estimate_at_average",
+            rule="A failed read is estimated at the service point's avg_monthly_kwh.",
+            fact=_block,
+        )
+    if _block := not_among(_row, field="read_type", allowed=("estimated",), what="meter read"):
+        refuse("estimate_marked_estimated", rule="An estimate carries read_type estimated.", fact=_block)
+    _row.update(_new)
     return as_record(MeterRead, _row)
 
 
@@ -264,6 +298,17 @@ def customer_bill_calculate(tables: Tables, service_point_id: str, meter_read_id
         tables["customer_bills"], field="meter_read_id", value=_new.get("meter_read_id"), own_id=_new["id"]
     ):
         refuse("customer_bill_calculate.unique", rule="this read was already billed", fact=_block)
+    _other = row_of(tables, "meter_reads", _new.get("meter_read_id"))
+    if _block := not_among(_other, field="status", allowed=("validated", "estimated"), what="meter read"):
+        refuse("bill_validated_reads", rule="A bill is calculated only on a validated or estimated read.", fact=_block)
+    if _block := comparison_fails(
+        field_of(tables, "meter_reads", _new.get("meter_read_id"), "service_point_id"),
+        op="==",
+        right=_new.get("service_point_id"),
+        name="the meter read's service point id",
+        other="service point id",
+    ):
+        refuse("bill_own_read", rule="A bill is calculated on a read of its own service point.", fact=_block)
     _target_meter_read_id = target_row(tables, "meter_reads", _new.get("meter_read_id"), "meter read")
     tables["customer_bills"].append(_new)
     if _target_meter_read_id is not None:

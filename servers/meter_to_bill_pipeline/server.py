@@ -28,8 +28,12 @@ INSTRUCTIONS = (
     "unusual, approved and posted to the customer's account. Today is Tuesday 2026-12-01; dates are "
     "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like spt-0001: search first, then act on the "
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
-    "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Call "
-    "finish when done."
+    "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[spike_fails_validation] A read whose kwh exceeds 3 x the service point's avg_monthly_kwh is not "
+    "validated. [estimate_at_average] A failed read is estimated at the service point's avg_monthly_kwh. "
+    "[estimate_marked_estimated] An estimate carries read_type estimated. [bill_validated_reads] A bill "
+    "is calculated only on a validated or estimated read. [bill_own_read] A bill is calculated on a read "
+    "of its own service point. Call finish when done."
 )
 
 
