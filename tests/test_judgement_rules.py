@@ -76,7 +76,7 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "payment_webhook_relay:webhook_retry_policy_1": FOLLOW_UP + "disable the endpoint after a 410",
     "payroll_close_pipeline:payroll_calendar_1": NO_FIELD + "a payslip names no timesheet",
     "podcast_studio_booking:judgement_1": NO_FIELD + "the guests of a session are not recorded",
-    "pro_bono_clinic_matching:judgement_1": NO_FIELD + "an interpreter being noted has no field (and the rule is an or)",
+    "pro_bono_clinic_matching:judgement_1": NO_FIELD + "an interpreter being noted has no field (shared_language enforces the rest)",
     "release_train:release_process_1": NO_FIELD + "CAB attendance is not recorded",
     "restaurant_guest_feedback:judgement_3": NO_FIELD + "cold food has no topic and the bill amount has no field",
     "restaurant_table_reservations:reservation_policy_1b": NO_FIELD + "no deposit is recorded",

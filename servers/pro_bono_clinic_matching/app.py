@@ -22,8 +22,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import at_capacity, comparison_fails, not_among, refuse
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
+from envcraft_runtime.rules import at_capacity, comparison_fails, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -298,6 +298,29 @@ def case_placement_offer(
         refuse(
             "case_placement_offer.capacity",
             rule="this volunteer has reached their case limit: offer to another volunteer who fits",
+            fact=_block,
+        )
+    if (
+        _block := comparison_fails(
+            field_of(tables, "volunteer_attorneys", _new.get("volunteer_attorney_id"), "language"),
+            op="==",
+            right=field_of(tables, "legal_aid_clients", _new.get("legal_aid_client_id"), "language"),
+            name="the volunteer attorney's language",
+            other="the legal aid client's language",
+        )
+    ) and holds(
+        field_of(tables, "volunteer_attorneys", _new.get("volunteer_attorney_id"), "language"), op="!=", right="English"
+    ):
+        refuse(
+            "shared_language",
+            rule="A volunteer whose language is not English is offered only a client who speaks that language.",
+            fact=_block,
+        )
+    _other = row_of(tables, "legal_aid_clients", _new.get("legal_aid_client_id"))
+    if _block := not_among(_other, field="status", allowed=("waiting",), what="legal aid client"):
+        refuse(
+            "offer_waiting_clients",
+            rule="Only a waiting client's case is offered; a client with an open offer, placed or referred out is not offered again.",
             fact=_block,
         )
     if _block := comparison_fails(

@@ -29,12 +29,15 @@ INSTRUCTIONS = (
     "to acceptance, decline or closure. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
     "YYYY-MM-DDTHH:MM. Records have ids like vat-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. There are no files here: read_policies "
-    "lists every rule the tools enforce. Policies: [judgement_1] A shared language (or English with an "
-    "interpreter noted) is a hard criterion. [judgement_1b] Offer a case only to an attorney of the "
-    "client's practice area. [judgement_1c] Offer a case only to an attorney in the client's county. "
-    "[judgement_2] Place emergencies and hearings within 30 days first; prefer experienced volunteers for "
-    "immigration. [judgement_3] When a volunteer declines, return the client to the waitlist and offer "
-    "the case to the next best fit. Call finish when done."
+    "lists every rule the tools enforce. Policies: [judgement_1] An English-speaking volunteer takes a "
+    "client of another language only with an interpreter noted. [shared_language] A volunteer whose "
+    "language is not English is offered only a client who speaks that language. [offer_waiting_clients] "
+    "Only a waiting client's case is offered; a client with an open offer, placed or referred out is not "
+    "offered again. [judgement_1b] Offer a case only to an attorney of the client's practice area. "
+    "[judgement_1c] Offer a case only to an attorney in the client's county. [judgement_2] Place "
+    "emergencies and hearings within 30 days first; prefer experienced volunteers for immigration. "
+    "[judgement_3] When a volunteer declines, return the client to the waitlist and offer the case to the "
+    "next best fit. Call finish when done."
 )
 
 
