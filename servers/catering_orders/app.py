@@ -21,7 +21,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
+from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, text_contains
 from envcraft_runtime.rules import in_past, not_among, not_now, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -380,6 +380,18 @@ def staff_booking_assign(
         refuse(
             "staff_booking_assign.no_overlap",
             rule="that person works another event then: book someone else in the same role",
+            fact=_block,
+        )
+    _other = row_of(tables, "catering_events", _new.get("catering_event_id"))
+    if _block := not_among(
+        _other,
+        field="status",
+        allowed=("inquiry", "quoted", "deposit_paid", "menu_final", "staffed"),
+        what="catering event",
+    ):
+        refuse(
+            "staff_live_events_only",
+            rule="Staff are booked only for an event that is not cancelled or completed.",
             fact=_block,
         )
     tables["staff_bookings"].append(_new)

@@ -32,8 +32,9 @@ INSTRUCTIONS = (
     "Move events through the pipeline in order. [judgement_2] Quote from the price sheet and staff from "
     "the ratios, booking call time 2 hours before and release 1 hour after the event. [price_sheet_1] "
     "Deposit is 40% of the quote; the balance is due 3 days before the event. [staffing_ratios_1] Call "
-    "time is 2 hours before the event start; release 1 hour after the end. [catering_event_complete_when] "
-    "A catering event is marked completed from the day of its event start until 3 days after it; before "
+    "time is 2 hours before the event start; release 1 hour after the end. [staff_live_events_only] Staff "
+    "are booked only for an event that is not cancelled or completed. [catering_event_complete_when] A "
+    "catering event is marked completed from the day of its event start until 3 days after it; before "
     "that day leave it staffed. Call finish when done."
 )
 
