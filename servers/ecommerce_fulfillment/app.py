@@ -28,6 +28,7 @@ from envcraft_runtime.records import (
     field_of,
     page_class,
     page_of,
+    row_of,
     target_row,
     text_contains,
 )
@@ -280,6 +281,13 @@ def order_line_allocate(
         refuse(
             "order_line_allocate.at_least",
             rule="not enough stock on hand: offer a smaller quantity, a substitute, or wait for the next stock receipt",
+            fact=_block,
+        )
+    _other = row_of(tables, "web_orders", _new.get("web_order_id"))
+    if _block := not_among(_other, field="status", allowed=("placed", "picking"), what="web order"):
+        refuse(
+            "lines_on_open_orders",
+            rule="A line is allocated only to an order that is placed or being picked, never to a packed, shipped, delivered or cancelled one.",
             fact=_block,
         )
     _target_stock_item_id = target_row(tables, "stock_items", _new.get("stock_item_id"), "stock item")

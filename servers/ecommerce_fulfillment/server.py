@@ -30,10 +30,12 @@ INSTRUCTIONS = (
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools (or the `shopops` CLI in the shell) and the "
     "file tools. Policies: [judgement_1] Allocate stock with order_line_allocate rather than editing "
-    "on_hand directly; use stock_item_recount only for physical count corrections. [fulfillment_sop_1] "
-    "Store_pickup orders are packed and held at the front counter; they never get a tracking number. "
-    "[fulfillment_sop_2] Orders placed before 14:00 ship the same day; overnight orders are picked first. "
-    "[fulfillment_sop_3] Allocate every line before releasing an order to picking. Call finish when done."
+    "on_hand directly; use stock_item_recount only for physical count corrections. [lines_on_open_orders] "
+    "A line is allocated only to an order that is placed or being picked, never to a packed, shipped, "
+    "delivered or cancelled one. [fulfillment_sop_1] Store_pickup orders are packed and held at the front "
+    "counter; they never get a tracking number. [fulfillment_sop_2] Orders placed before 14:00 ship the "
+    "same day; overnight orders are picked first. [fulfillment_sop_3] Allocate every line before "
+    "releasing an order to picking. Call finish when done."
 )
 
 
