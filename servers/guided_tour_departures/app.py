@@ -28,6 +28,7 @@ from envcraft_runtime.records import (
     field_of,
     page_class,
     page_of,
+    row_of,
     target_row,
     text_contains,
 )
@@ -286,6 +287,13 @@ def tour_booking_hold(
             rule="not enough seats left on this departure: offer another departure of the same tour",
             fact=_block,
         )
+    _other = row_of(tables, "departures", _new.get("departure_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "guaranteed"), what="departure"):
+        refuse(
+            "book_live_departures",
+            rule="A booking is held or confirmed only on an open or guaranteed departure.",
+            fact=_block,
+        )
     _target_departure_id = target_row(tables, "departures", _new.get("departure_id"), "departure")
     tables["tour_bookings"].append(_new)
     if _target_departure_id is not None and _new.get("travelers") is not None:
@@ -300,6 +308,13 @@ def tour_booking_confirm(tables: Tables, tour_booking_id: str) -> TourBooking:
     _new = {**_row, "status": "confirmed"}
     if _block := not_among(_row, field="status", allowed=("held",), what="tour booking"):
         refuse("tour_booking_confirm.status_in", rule="only held bookings can be confirmed", fact=_block)
+    _other = row_of(tables, "departures", _new.get("departure_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "guaranteed"), what="departure"):
+        refuse(
+            "book_live_departures",
+            rule="A booking is held or confirmed only on an open or guaranteed departure.",
+            fact=_block,
+        )
     _right = _new.get("total_price")
     if _block := comparison_fails(
         _new.get("balance_due"),
@@ -321,9 +336,17 @@ def tour_booking_confirm(tables: Tables, tour_booking_id: str) -> TourBooking:
 def tour_booking_mark_paid(tables: Tables, tour_booking_id: str) -> TourBooking:
     """Mark a confirmed booking fully paid once its balance is zero."""
     _row = TOUR_BOOKINGS.find(tables, tour_booking_id)
+    _new = {**_row, "status": "paid"}
     if _block := not_among(_row, field="status", allowed=("confirmed",), what="tour booking"):
         refuse("tour_booking_mark_paid.status_in", rule="confirm the booking before marking it paid", fact=_block)
-    _row["status"] = "paid"
+    _other = row_of(tables, "departures", _new.get("departure_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "guaranteed", "closed"), what="departure"):
+        refuse(
+            "no_payment_on_cancelled_departure",
+            rule="A booking on a cancelled departure is not marked paid.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(TourBooking, _row)
 
 

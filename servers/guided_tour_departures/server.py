@@ -28,11 +28,13 @@ INSTRUCTIONS = (
     "guaranteed once enough travellers have booked, or cancelled. Today is Tuesday 2026-12-01; dates are "
     "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like tpr-0001: search first, then act on the "
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no files "
-    "here: read_policies lists every rule the tools enforce. Policies: [judgement_1] The balance is due "
-    "60 days before departure. [deposit_before_confirm] The deposit is 25% of the total price and "
-    "confirms a held booking: a booking is confirmed only once its balance due is at most 75% of its "
-    "total price. [guarantee_at_minimum] A departure is guaranteed only once its bookings that are not "
-    "cancelled hold at least min_to_guarantee travellers. Call finish when done."
+    "here: read_policies lists every rule the tools enforce. Policies: [book_live_departures] A booking "
+    "is held or confirmed only on an open or guaranteed departure. [no_payment_on_cancelled_departure] A "
+    "booking on a cancelled departure is not marked paid. [judgement_1] The balance is due 60 days before "
+    "departure. [deposit_before_confirm] The deposit is 25% of the total price and confirms a held "
+    "booking: a booking is confirmed only once its balance due is at most 75% of its total price. "
+    "[guarantee_at_minimum] A departure is guaranteed only once its bookings that are not cancelled hold "
+    "at least min_to_guarantee travellers. Call finish when done."
 )
 
 
