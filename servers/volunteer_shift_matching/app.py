@@ -303,6 +303,13 @@ def shift_assignment_assign(
         tables["shift_assignments"], row=_new, resource="volunteer_id", start="start", end="end", status="status"
     ):
         refuse("shift_assignment_assign.no_overlap", rule="the volunteer is already placed at that time", fact=_block)
+    _other = row_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "full"), what="volunteer shift"):
+        refuse(
+            "no_work_on_cancelled_shift",
+            rule="A cancelled shift takes no assignment, and its assignments are not confirmed, completed or marked no-show.",
+            fact=_block,
+        )
     if (
         _block := comparison_fails(
             field_of(tables, "volunteers", _new.get("volunteer_id"), "skill"),
@@ -522,9 +529,17 @@ def shift_assignment_assign(
 def shift_assignment_confirm(tables: Tables, shift_assignment_id: str) -> ShiftAssignment:
     """Confirm a placement once the volunteer replies yes."""
     _row = SHIFT_ASSIGNMENTS.find(tables, shift_assignment_id)
+    _new = {**_row, "status": "confirmed"}
     if _block := not_among(_row, field="status", allowed=("assigned",), what="shift assignment"):
         refuse("shift_assignment_confirm.status_in", rule="only assigned placements can be confirmed", fact=_block)
-    _row["status"] = "confirmed"
+    _other = row_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "full"), what="volunteer shift"):
+        refuse(
+            "no_work_on_cancelled_shift",
+            rule="A cancelled shift takes no assignment, and its assignments are not confirmed, completed or marked no-show.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(ShiftAssignment, _row)
 
 
@@ -549,6 +564,13 @@ def shift_assignment_complete(tables: Tables, shift_assignment_id: str) -> Shift
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, field="status", allowed=("confirmed",), what="shift assignment"):
         refuse("shift_assignment_complete.status_in", rule="only confirmed placements can be completed", fact=_block)
+    _other = row_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "full"), what="volunteer shift"):
+        refuse(
+            "no_work_on_cancelled_shift",
+            rule="A cancelled shift takes no assignment, and its assignments are not confirmed, completed or marked no-show.",
+            fact=_block,
+        )
     if _block := not_now(_new.get("start"), end=_new.get("end"), today=TODAY, early=0, late=3, field="start"):
         refuse(
             "shift_assignment_complete_when",
@@ -566,6 +588,13 @@ def shift_assignment_mark_no_show(tables: Tables, shift_assignment_id: str) -> S
     _new = {**_row, "status": "no_show"}
     if _block := not_among(_row, field="status", allowed=("assigned", "confirmed"), what="shift assignment"):
         refuse("shift_assignment_mark_no_show.status_in", rule="the placement is already closed", fact=_block)
+    _other = row_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "full"), what="volunteer shift"):
+        refuse(
+            "no_work_on_cancelled_shift",
+            rule="A cancelled shift takes no assignment, and its assignments are not confirmed, completed or marked no-show.",
+            fact=_block,
+        )
     if _block := not_now(_new.get("start"), end=_new.get("end"), today=TODAY, early=0, late=3, field="start"):
         refuse(
             "shift_assignment_mark_no_show_when",
