@@ -21,7 +21,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
 from envcraft_runtime.rules import at_capacity, in_past, not_among, not_now, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -361,6 +361,13 @@ def consult_book(
             rule="the specialist is at their new-patient capacity: pick another specialist of the same specialty",
             fact=_block,
         )
+    _other = row_of(tables, "referrals", _new.get("referral_id"))
+    if _block := not_among(_other, field="status", allowed=("received", "triaged", "booked"), what="referral"):
+        refuse(
+            "consult_for_live_referral",
+            rule="A consult is booked only for a referral that is received, triaged or booked, never a rejected or closed one.",
+            fact=_block,
+        )
     _target_referral_id = target_row(tables, "referrals", _new.get("referral_id"), "referral")
     tables["consults"].append(_new)
     if _target_referral_id is not None:
@@ -385,6 +392,15 @@ def consult_mark_attended(tables: Tables, consult_id: str) -> Consult:
     _new = {**_row, "status": "attended"}
     if _block := not_among(_row, field="status", allowed=("scheduled",), what="consult"):
         refuse("consult_mark_attended.status_in", rule="only a scheduled consult can be marked attended", fact=_block)
+    _other = row_of(tables, "referrals", _new.get("referral_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("received", "triaged", "booked", "closed"), what="referral"
+    ):
+        refuse(
+            "no_attendance_on_rejected_referral",
+            rule="A consult of a rejected referral is not marked attended.",
+            fact=_block,
+        )
     if _block := not_now(_new.get("start"), end=_new.get("end"), today=TODAY, early=0, late=3, field="start"):
         refuse(
             "consult_mark_attended_when",

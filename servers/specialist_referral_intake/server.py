@@ -29,12 +29,14 @@ INSTRUCTIONS = (
     "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like rpr-0001: search first, then act on the "
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
     "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
-    "[judgement_1] Work the inbox in order: register each faxed letter, triage it, then book a consult "
-    "within the window its urgency allows. [judgement_2] Check the specialist's existing consults before "
-    "booking. [triage_guidelines_1] Out-of-network practices: register the referral, but note that the "
-    "patient must confirm self-pay before a consult is booked. [consult_mark_attended_when] A consult is "
-    "marked attended from the day of its start until 3 days after it; before that day leave it scheduled. "
-    "Call finish when done."
+    "[consult_for_live_referral] A consult is booked only for a referral that is received, triaged or "
+    "booked, never a rejected or closed one. [no_attendance_on_rejected_referral] A consult of a rejected "
+    "referral is not marked attended. [judgement_1] Work the inbox in order: register each faxed letter, "
+    "triage it, then book a consult within the window its urgency allows. [judgement_2] Check the "
+    "specialist's existing consults before booking. [triage_guidelines_1] Out-of-network practices: "
+    "register the referral, but note that the patient must confirm self-pay before a consult is booked. "
+    "[consult_mark_attended_when] A consult is marked attended from the day of its start until 3 days "
+    "after it; before that day leave it scheduled. Call finish when done."
 )
 
 
