@@ -20,7 +20,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
+from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, text_contains
 from envcraft_runtime.rules import in_past, not_among, not_now, overlapping, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -207,6 +207,13 @@ def showing_request(tables: Tables, home_listing_id: str, buyer_agent_id: str, s
         tables["showings"], row=_new, resource="buyer_agent_id", start="start", end="end", status="status"
     ):
         refuse("showing_request.no_overlap2", rule="the buyer agent already has a showing then", fact=_block)
+    _other = row_of(tables, "home_listings", _new.get("home_listing_id"))
+    if _block := not_among(_other, field="status", allowed=("active", "under_contract"), what="home listing"):
+        refuse(
+            "show_listings_on_market",
+            rule="Showings are requested, confirmed, rescheduled or completed only for a listing that is active or under contract, never a sold or withdrawn one.",
+            fact=_block,
+        )
     tables["showings"].append(_new)
     return as_record(Showing, _new)
 
@@ -240,9 +247,17 @@ def showing_search(
 def showing_confirm(tables: Tables, showing_id: str) -> Showing:
     """Record the seller's confirmation."""
     _row = SHOWINGS.find(tables, showing_id)
+    _new = {**_row, "status": "confirmed"}
     if _block := not_among(_row, field="status", allowed=("requested",), what="showing"):
         refuse("showing_confirm.status_in", rule="only requested showings can be confirmed", fact=_block)
-    _row["status"] = "confirmed"
+    _other = row_of(tables, "home_listings", _new.get("home_listing_id"))
+    if _block := not_among(_other, field="status", allowed=("active", "under_contract"), what="home listing"):
+        refuse(
+            "show_listings_on_market",
+            rule="Showings are requested, confirmed, rescheduled or completed only for a listing that is active or under contract, never a sold or withdrawn one.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(Showing, _row)
 
 
@@ -281,6 +296,13 @@ def showing_reschedule(tables: Tables, showing_id: str, home_listing_id: str, st
         tables["showings"], row=_new, resource="home_listing_id", start="start", end="end", status="status"
     ):
         refuse("showing_reschedule.no_overlap", rule="the home has another showing at the new time", fact=_block)
+    _other = row_of(tables, "home_listings", _new.get("home_listing_id"))
+    if _block := not_among(_other, field="status", allowed=("active", "under_contract"), what="home listing"):
+        refuse(
+            "show_listings_on_market",
+            rule="Showings are requested, confirmed, rescheduled or completed only for a listing that is active or under contract, never a sold or withdrawn one.",
+            fact=_block,
+        )
     _row.update(_new)
     return as_record(Showing, _row)
 
@@ -292,6 +314,13 @@ def showing_complete(tables: Tables, showing_id: str) -> Showing:
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, field="status", allowed=("confirmed",), what="showing"):
         refuse("showing_complete.status_in", rule="only confirmed showings can be completed", fact=_block)
+    _other = row_of(tables, "home_listings", _new.get("home_listing_id"))
+    if _block := not_among(_other, field="status", allowed=("active", "under_contract"), what="home listing"):
+        refuse(
+            "show_listings_on_market",
+            rule="Showings are requested, confirmed, rescheduled or completed only for a listing that is active or under contract, never a sold or withdrawn one.",
+            fact=_block,
+        )
     if _block := not_now(_new.get("start"), end=_new.get("end"), today=TODAY, early=0, late=3, field="start"):
         refuse(
             "showing_complete_when",

@@ -28,11 +28,13 @@ INSTRUCTIONS = (
     "YYYY-MM-DDTHH:MM. Records have ids like hls-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
-    "[showing_instructions_1] Occupied homes need the seller's confirmation and 24 hours' notice; vacant "
-    "homes are auto-confirmed and use the lockbox (code given only after confirmation). "
-    "[showing_instructions_2] Ask for feedback within a day of every completed showing. "
-    "[showing_complete_when] A showing is marked completed from the day of its start until 3 days after "
-    "it; before that day leave it confirmed. Call finish when done."
+    "[show_listings_on_market] Showings are requested, confirmed, rescheduled or completed only for a "
+    "listing that is active or under contract, never a sold or withdrawn one. [showing_instructions_1] "
+    "Occupied homes need the seller's confirmation and 24 hours' notice; vacant homes are auto-confirmed "
+    "and use the lockbox (code given only after confirmation). [showing_instructions_2] Ask for feedback "
+    "within a day of every completed showing. [showing_complete_when] A showing is marked completed from "
+    "the day of its start until 3 days after it; before that day leave it confirmed. Call finish when "
+    "done."
 )
 
 
