@@ -307,6 +307,13 @@ def duty_assignment_assign(
             rule="the bus is out on another run then: pick another available bus of the right type",
             fact=_block,
         )
+    _other = row_of(tables, "duty_runs", _new.get("duty_run_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "covered"), what="duty run"):
+        refuse(
+            "no_duty_on_cancelled_run",
+            rule="A cancelled run takes no assignment, and its duties are not signed on, completed or reported sick.",
+            fact=_block,
+        )
     _other = row_of(tables, "bus_operators", _new.get("bus_operator_id"))
     if (_block := not_among(_other, field="articulated_qualified", allowed=(True,), what="bus operator")) and holds(
         field_of(tables, "duty_runs", _new.get("duty_run_id"), "requires_articulated"), op="==", right=True
@@ -364,6 +371,13 @@ def duty_assignment_sign_on(tables: Tables, duty_assignment_id: str) -> DutyAssi
     _new = {**_row, "status": "signed_on"}
     if _block := not_among(_row, field="status", allowed=("assigned",), what="duty assignment"):
         refuse("duty_assignment_sign_on.status_in", rule="only assigned duties can be signed on", fact=_block)
+    _other = row_of(tables, "duty_runs", _new.get("duty_run_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "covered"), what="duty run"):
+        refuse(
+            "no_duty_on_cancelled_run",
+            rule="A cancelled run takes no assignment, and its duties are not signed on, completed or reported sick.",
+            fact=_block,
+        )
     if _block := not_now(_new.get("start"), end=None, today=TODAY, early=0, late=0, field="start"):
         refuse(
             "duty_assignment_sign_on_when",
@@ -381,6 +395,13 @@ def duty_assignment_complete(tables: Tables, duty_assignment_id: str) -> DutyAss
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, field="status", allowed=("signed_on",), what="duty assignment"):
         refuse("duty_assignment_complete.status_in", rule="the operator has not signed on", fact=_block)
+    _other = row_of(tables, "duty_runs", _new.get("duty_run_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "covered"), what="duty run"):
+        refuse(
+            "no_duty_on_cancelled_run",
+            rule="A cancelled run takes no assignment, and its duties are not signed on, completed or reported sick.",
+            fact=_block,
+        )
     if _block := not_now(_new.get("start"), end=_new.get("end"), today=TODAY, early=0, late=3, field="start"):
         refuse(
             "duty_assignment_complete_when",
@@ -400,6 +421,13 @@ def duty_assignment_report_sick(tables: Tables, duty_assignment_id: str) -> Duty
         refuse(
             "duty_assignment_report_sick.status_in",
             rule="only duties not yet signed on can be called off sick",
+            fact=_block,
+        )
+    _other = row_of(tables, "duty_runs", _new.get("duty_run_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "covered"), what="duty run"):
+        refuse(
+            "no_duty_on_cancelled_run",
+            rule="A cancelled run takes no assignment, and its duties are not signed on, completed or reported sick.",
             fact=_block,
         )
     if _block := not_now(_new.get("start"), end=_new.get("end"), today=TODAY, early=0, late=3, field="start"):
