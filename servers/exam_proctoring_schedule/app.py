@@ -408,6 +408,13 @@ def proctor_shift_assign(
             rule="that proctor is already on another exam then: pick another proctor",
             fact=_block,
         )
+    _other = row_of(tables, "exam_sittings", _new.get("exam_sitting_id"))
+    if _block := not_among(_other, field="status", allowed=("draft", "published", "in_progress"), what="exam sitting"):
+        refuse(
+            "proctor_live_sittings",
+            rule="Proctor shifts are assigned or confirmed only for a sitting that is draft, published or in progress, never a cancelled or completed one.",
+            fact=_block,
+        )
     tables["proctor_shifts"].append(_new)
     return as_record(ProctorShift, _new)
 
@@ -416,9 +423,17 @@ def proctor_shift_assign(
 def proctor_shift_confirm(tables: Tables, proctor_shift_id: str) -> ProctorShift:
     """Proctor confirms the shift."""
     _row = PROCTOR_SHIFTS.find(tables, proctor_shift_id)
+    _new = {**_row, "status": "confirmed"}
     if _block := not_among(_row, field="status", allowed=("assigned",), what="proctor shift"):
         refuse("proctor_shift_confirm.status_in", rule="only assigned shifts are confirmed", fact=_block)
-    _row["status"] = "confirmed"
+    _other = row_of(tables, "exam_sittings", _new.get("exam_sitting_id"))
+    if _block := not_among(_other, field="status", allowed=("draft", "published", "in_progress"), what="exam sitting"):
+        refuse(
+            "proctor_live_sittings",
+            rule="Proctor shifts are assigned or confirmed only for a sitting that is draft, published or in progress, never a cancelled or completed one.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(ProctorShift, _row)
 
 

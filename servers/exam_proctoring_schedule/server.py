@@ -28,13 +28,14 @@ INSTRUCTIONS = (
     "YYYY-MM-DDTHH:MM. Records have ids like hal-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
-    "[hall_fits_students] A sitting is only held in a hall with at least as many seats as its expected "
-    "students. [judgement_1] Use the regulations to size proctor teams and set shift times. "
-    "[exam_regulations_1] Computer-based exams only in halls with computer_based = true. "
-    "[exam_regulations_2] Proctor shifts start 30 minutes before the exam and end 15 minutes after it. "
-    "[exam_regulations_3] Exams start Monday to Saturday, 09:00-14:00. [exam_sitting_close_when] An exam "
-    "sitting is marked completed from the day of its start until 3 days after it; before that day leave "
-    "it in progress. Call finish when done."
+    "[proctor_live_sittings] Proctor shifts are assigned or confirmed only for a sitting that is draft, "
+    "published or in progress, never a cancelled or completed one. [hall_fits_students] A sitting is only "
+    "held in a hall with at least as many seats as its expected students. [judgement_1] Use the "
+    "regulations to size proctor teams and set shift times. [exam_regulations_1] Computer-based exams "
+    "only in halls with computer_based = true. [exam_regulations_2] Proctor shifts start 30 minutes "
+    "before the exam and end 15 minutes after it. [exam_regulations_3] Exams start Monday to Saturday, "
+    "09:00-14:00. [exam_sitting_close_when] An exam sitting is marked completed from the day of its start "
+    "until 3 days after it; before that day leave it in progress. Call finish when done."
 )
 
 
