@@ -305,6 +305,13 @@ def desk_assignment_propose(
         )
     if _block := in_past(_new.get("start_date"), field="start_date", today=TODAY):
         refuse("desk_assignment_propose.not_in_past", rule="assignments start today or later", fact=_block)
+    _other = row_of(tables, "desk_requests", _new.get("desk_request_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "matched"), what="desk request"):
+        refuse(
+            "no_desk_for_withdrawn_request",
+            rule="A desk is proposed or accepted only for an open or matched request, never a withdrawn one.",
+            fact=_block,
+        )
     _other = row_of(tables, "workspace_zones", _new.get("workspace_zone_id"))
     if (_block := not_among(_other, field="accessible", allowed=(True,), what="workspace zone")) and holds(
         field_of(tables, "hybrid_employees", _new.get("hybrid_employee_id"), "needs_accessible"), op="==", right=True
@@ -334,9 +341,17 @@ def desk_assignment_propose(
 def desk_assignment_accept(tables: Tables, desk_assignment_id: str) -> DeskAssignment:
     """Employee accepts a proposed desk."""
     _row = DESK_ASSIGNMENTS.find(tables, desk_assignment_id)
+    _new = {**_row, "status": "accepted"}
     if _block := not_among(_row, field="status", allowed=("proposed",), what="desk assignment"):
         refuse("desk_assignment_accept.status_in", rule="only proposed assignments can be accepted", fact=_block)
-    _row["status"] = "accepted"
+    _other = row_of(tables, "desk_requests", _new.get("desk_request_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "matched"), what="desk request"):
+        refuse(
+            "no_desk_for_withdrawn_request",
+            rule="A desk is proposed or accepted only for an open or matched request, never a withdrawn one.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(DeskAssignment, _row)
 
 

@@ -29,10 +29,12 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like zon-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] A good match respects the hard needs first, then the noise preference; team proximity "
-    "is a tie-breaker. [accessible_need] An employee who needs an accessible desk is proposed only an "
-    "accessible zone. [dual_monitor_need] An employee who needs dual monitors is proposed only a zone "
-    "with dual monitors. [judgement_2] Check zone capacity before proposing. Call finish when done."
+    "[no_desk_for_withdrawn_request] A desk is proposed or accepted only for an open or matched request, "
+    "never a withdrawn one. [judgement_1] A good match respects the hard needs first, then the noise "
+    "preference; team proximity is a tie-breaker. [accessible_need] An employee who needs an accessible "
+    "desk is proposed only an accessible zone. [dual_monitor_need] An employee who needs dual monitors is "
+    "proposed only a zone with dual monitors. [judgement_2] Check zone capacity before proposing. Call "
+    "finish when done."
 )
 
 
