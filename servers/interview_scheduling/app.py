@@ -330,6 +330,13 @@ def interview_slot_hold(
             rule="this interviewer has reached their interview limit: choose another interviewer",
             fact=_block,
         )
+    _other = row_of(tables, "interview_loops", _new.get("interview_loop_id"))
+    if _block := not_among(_other, field="status", allowed=("scheduling", "scheduled"), what="interview loop"):
+        refuse(
+            "slots_in_live_loops",
+            rule="Interview slots are held, confirmed or rescheduled only in a loop that is scheduling or scheduled.",
+            fact=_block,
+        )
     _other = row_of(tables, "interview_rooms", _new.get("interview_room_id"))
     if (_block := not_among(_other, field="site", allowed=("virtual",), what="interview room")) and holds(
         field_of(tables, "interview_loops", _new.get("interview_loop_id"), "remote"), op="==", right=True
@@ -351,9 +358,17 @@ def interview_slot_hold(
 def interview_slot_confirm(tables: Tables, interview_slot_id: str) -> InterviewSlot:
     """Interviewer confirms the held slot."""
     _row = INTERVIEW_SLOTS.find(tables, interview_slot_id)
+    _new = {**_row, "status": "confirmed"}
     if _block := not_among(_row, field="status", allowed=("held",), what="interview slot"):
         refuse("interview_slot_confirm.status_in", rule="only held slots are confirmed", fact=_block)
-    _row["status"] = "confirmed"
+    _other = row_of(tables, "interview_loops", _new.get("interview_loop_id"))
+    if _block := not_among(_other, field="status", allowed=("scheduling", "scheduled"), what="interview loop"):
+        refuse(
+            "slots_in_live_loops",
+            rule="Interview slots are held, confirmed or rescheduled only in a loop that is scheduling or scheduled.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(InterviewSlot, _row)
 
 
@@ -394,6 +409,13 @@ def interview_slot_reschedule(
         tables["interview_slots"], row=_new, resource="interview_room_id", start="start", end="end", status="status"
     ):
         refuse("interview_slot_reschedule.no_overlap2", rule="the room is booked then", fact=_block)
+    _other = row_of(tables, "interview_loops", _new.get("interview_loop_id"))
+    if _block := not_among(_other, field="status", allowed=("scheduling", "scheduled"), what="interview loop"):
+        refuse(
+            "slots_in_live_loops",
+            rule="Interview slots are held, confirmed or rescheduled only in a loop that is scheduling or scheduled.",
+            fact=_block,
+        )
     _other = row_of(tables, "interview_rooms", _new.get("interview_room_id"))
     if (_block := not_among(_other, field="site", allowed=("virtual",), what="interview room")) and holds(
         field_of(tables, "interview_loops", _new.get("interview_loop_id"), "remote"), op="==", right=True
@@ -428,6 +450,13 @@ def interview_slot_complete(tables: Tables, interview_slot_id: str) -> Interview
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, field="status", allowed=("confirmed",), what="interview slot"):
         refuse("interview_slot_complete.status_in", rule="only confirmed interviews can be completed", fact=_block)
+    _other = row_of(tables, "interview_loops", _new.get("interview_loop_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("scheduling", "scheduled", "completed"), what="interview loop"
+    ):
+        refuse(
+            "no_completion_in_cancelled_loop", rule="A slot of a cancelled loop is not marked completed.", fact=_block
+        )
     if _block := not_now(_new.get("start"), end=_new.get("end"), today=TODAY, early=0, late=3, field="start"):
         refuse(
             "interview_slot_complete_when",
