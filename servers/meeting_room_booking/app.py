@@ -413,6 +413,15 @@ def kit_loan_reserve(tables: Tables, av_kit_id: str, room_reservation_id: str, s
             rule="that kit is already out then: pick another kit of the same type",
             fact=_block,
         )
+    _other = row_of(tables, "room_reservations", _new.get("room_reservation_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("tentative", "confirmed", "checked_in"), what="room reservation"
+    ):
+        refuse(
+            "kit_for_live_reservation",
+            rule="A kit is reserved or handed out only for a room reservation that is not cancelled.",
+            fact=_block,
+        )
     _other = row_of(tables, "av_kits", _new.get("av_kit_id"))
     if _block := not_among(_other, field="condition", allowed=("good", "worn"), what="av kit"):
         refuse("no_kit_needing_repair", rule="Never book a kit in `needs_repair` condition.", fact=_block)
@@ -427,6 +436,15 @@ def kit_loan_hand_out(tables: Tables, kit_loan_id: str) -> KitLoan:
     _new = {**_row, "status": "handed_out"}
     if _block := not_among(_row, field="status", allowed=("reserved",), what="kit loan"):
         refuse("kit_loan_hand_out.status_in", rule="only reserved kits can be handed out", fact=_block)
+    _other = row_of(tables, "room_reservations", _new.get("room_reservation_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("tentative", "confirmed", "checked_in"), what="room reservation"
+    ):
+        refuse(
+            "kit_for_live_reservation",
+            rule="A kit is reserved or handed out only for a room reservation that is not cancelled.",
+            fact=_block,
+        )
     if _block := not_now(_new.get("start"), end=_new.get("end"), today=TODAY, early=0, late=3, field="start"):
         refuse(
             "kit_loan_hand_out_when",
