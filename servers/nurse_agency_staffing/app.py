@@ -21,7 +21,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
 from envcraft_runtime.rules import at_capacity, comparison_fails, not_among, not_now, order_fails, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -307,6 +307,13 @@ def placement_propose(tables: Tables, shift_request_id: str, agency_nurse_id: st
             rule="the nurse works another shift at that time: propose someone else",
             fact=_block,
         )
+    _other = row_of(tables, "shift_requests", _new.get("shift_request_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "filled"), what="shift request"):
+        refuse(
+            "no_placement_on_cancelled_shift",
+            rule="A cancelled shift request takes no placement, and its placements are not confirmed or completed.",
+            fact=_block,
+        )
     if _block := order_fails(
         field_of(tables, "agency_nurses", _new.get("agency_nurse_id"), "license_type"),
         op=">=",
@@ -362,9 +369,17 @@ def placement_propose(tables: Tables, shift_request_id: str, agency_nurse_id: st
 def placement_confirm(tables: Tables, placement_id: str) -> Placement:
     """Confirm a proposed placement once the nurse accepts."""
     _row = PLACEMENTS.find(tables, placement_id)
+    _new = {**_row, "status": "confirmed"}
     if _block := not_among(_row, field="status", allowed=("proposed",), what="placement"):
         refuse("placement_confirm.status_in", rule="only proposed placements can be confirmed", fact=_block)
-    _row["status"] = "confirmed"
+    _other = row_of(tables, "shift_requests", _new.get("shift_request_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "filled"), what="shift request"):
+        refuse(
+            "no_placement_on_cancelled_shift",
+            rule="A cancelled shift request takes no placement, and its placements are not confirmed or completed.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(Placement, _row)
 
 
@@ -389,6 +404,13 @@ def placement_complete(tables: Tables, placement_id: str) -> Placement:
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, field="status", allowed=("confirmed",), what="placement"):
         refuse("placement_complete.status_in", rule="only confirmed placements can be completed", fact=_block)
+    _other = row_of(tables, "shift_requests", _new.get("shift_request_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "filled"), what="shift request"):
+        refuse(
+            "no_placement_on_cancelled_shift",
+            rule="A cancelled shift request takes no placement, and its placements are not confirmed or completed.",
+            fact=_block,
+        )
     if _block := not_now(_new.get("start"), end=_new.get("end"), today=TODAY, early=0, late=3, field="start"):
         refuse(
             "placement_complete_when",
