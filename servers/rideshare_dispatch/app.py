@@ -21,7 +21,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
 from envcraft_runtime.rules import at_capacity, comparison_fails, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -255,6 +255,13 @@ def dispatch_offer_send(
             rule="the driver already has an open offer: wait for it to resolve or offer the next nearest driver",
             fact=_block,
         )
+    _other = row_of(tables, "ride_requests", _new.get("ride_request_id"))
+    if _block := not_among(_other, field="status", allowed=("searching", "driver_assigned"), what="ride request"):
+        refuse(
+            "offers_for_live_rides",
+            rule="Dispatch offers are sent, delivered or accepted only for a ride that is searching or has a driver assigned, never a cancelled, completed or no-drivers one.",
+            fact=_block,
+        )
     if _block := comparison_fails(
         field_of(tables, "rideshare_drivers", _new.get("rideshare_driver_id"), "vehicle_class"),
         op="==",
@@ -273,9 +280,17 @@ def dispatch_offer_send(
 def dispatch_offer_mark_delivered(tables: Tables, dispatch_offer_id: str) -> DispatchOffer:
     """Record the driver app's delivery receipt for a pending offer."""
     _row = DISPATCH_OFFERS.find(tables, dispatch_offer_id)
+    _new = {**_row, "status": "delivered"}
     if _block := not_among(_row, field="status", allowed=("pending",), what="dispatch offer"):
         refuse("dispatch_offer_mark_delivered.status_in", rule="only pending offers can be delivered", fact=_block)
-    _row["status"] = "delivered"
+    _other = row_of(tables, "ride_requests", _new.get("ride_request_id"))
+    if _block := not_among(_other, field="status", allowed=("searching", "driver_assigned"), what="ride request"):
+        refuse(
+            "offers_for_live_rides",
+            rule="Dispatch offers are sent, delivered or accepted only for a ride that is searching or has a driver assigned, never a cancelled, completed or no-drivers one.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(DispatchOffer, _row)
 
 
@@ -283,11 +298,19 @@ def dispatch_offer_mark_delivered(tables: Tables, dispatch_offer_id: str) -> Dis
 def dispatch_offer_accept(tables: Tables, dispatch_offer_id: str) -> DispatchOffer:
     """Record the driver's acceptance of a delivered offer; then start the trip."""
     _row = DISPATCH_OFFERS.find(tables, dispatch_offer_id)
+    _new = {**_row, "status": "accepted"}
     if _block := not_among(_row, field="status", allowed=("delivered",), what="dispatch offer"):
         refuse(
             "dispatch_offer_accept.status_in", rule="an offer must be delivered before it can be accepted", fact=_block
         )
-    _row["status"] = "accepted"
+    _other = row_of(tables, "ride_requests", _new.get("ride_request_id"))
+    if _block := not_among(_other, field="status", allowed=("searching", "driver_assigned"), what="ride request"):
+        refuse(
+            "offers_for_live_rides",
+            rule="Dispatch offers are sent, delivered or accepted only for a ride that is searching or has a driver assigned, never a cancelled, completed or no-drivers one.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(DispatchOffer, _row)
 
 
@@ -329,6 +352,13 @@ def driver_trip_start(
         "fare_estimate": fare_estimate,
         "status": "en_route_to_pickup",
     }
+    _other = row_of(tables, "ride_requests", _new.get("ride_request_id"))
+    if _block := not_among(_other, field="status", allowed=("searching", "driver_assigned"), what="ride request"):
+        refuse(
+            "no_trip_for_cancelled_ride",
+            rule="A trip is started only for a ride that is searching or has a driver assigned, never one the rider cancelled, one completed or one with no drivers.",
+            fact=_block,
+        )
     _target_ride_request_id = target_row(tables, "ride_requests", _new.get("ride_request_id"), "ride request")
     _target_rideshare_driver_id = target_row(
         tables, "rideshare_drivers", _new.get("rideshare_driver_id"), "rideshare driver"

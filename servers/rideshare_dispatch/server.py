@@ -29,10 +29,14 @@ INSTRUCTIONS = (
     "no-drivers. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records "
     "have ids like drv-0001: search first, then act on the id. A failed write changes nothing, and a "
     "refusal names the rule that blocks it. There are no files here: read_policies lists every rule the "
-    "tools enforce. Policies: [judgement_1] Offer to available drivers, nearest ETA first, one offer at a "
-    "time. [offer_requested_class] Offer a ride only to a driver of the requested vehicle class. "
-    "[judgement_2] After three declined or expired offers, close the request as no-drivers. [judgement_3] "
-    "When a trip completes, make the driver available again. Call finish when done."
+    "tools enforce. Policies: [offers_for_live_rides] Dispatch offers are sent, delivered or accepted "
+    "only for a ride that is searching or has a driver assigned, never a cancelled, completed or "
+    "no-drivers one. [no_trip_for_cancelled_ride] A trip is started only for a ride that is searching or "
+    "has a driver assigned, never one the rider cancelled, one completed or one with no drivers. "
+    "[judgement_1] Offer to available drivers, nearest ETA first, one offer at a time. "
+    "[offer_requested_class] Offer a ride only to a driver of the requested vehicle class. [judgement_2] "
+    "After three declined or expired offers, close the request as no-drivers. [judgement_3] When a trip "
+    "completes, make the driver available again. Call finish when done."
 )
 
 
