@@ -342,6 +342,18 @@ def permit_inspection_schedule(
             rule="the inspector already has an inspection then: pick the next free slot or another inspector of the same discipline",
             fact=_block,
         )
+    _other = row_of(tables, "permit_applications", _new.get("permit_application_id"))
+    if _block := not_among(
+        _other,
+        field="status",
+        allowed=("submitted", "plan_review", "corrections_required", "approved", "issued", "finaled"),
+        what="permit application",
+    ):
+        refuse(
+            "no_inspection_on_withdrawn_permit",
+            rule="A withdrawn application gets no inspection scheduled, passed or failed.",
+            fact=_block,
+        )
     if _block := outside_window(_new.get("scheduled_start"), days=(), start="08:00", end="14:00"):
         refuse(
             "inspection_hours",
@@ -381,11 +393,24 @@ def permit_inspection_schedule(
 def permit_inspection_record_pass(tables: Tables, permit_inspection_id: str) -> PermitInspection:
     """Record a passed inspection."""
     _row = PERMIT_INSPECTIONS.find(tables, permit_inspection_id)
+    _new = {**_row, "status": "passed"}
     if _block := not_among(_row, field="status", allowed=("scheduled",), what="permit inspection"):
         refuse(
             "permit_inspection_record_pass.status_in", rule="only scheduled inspections can be resulted", fact=_block
         )
-    _row["status"] = "passed"
+    _other = row_of(tables, "permit_applications", _new.get("permit_application_id"))
+    if _block := not_among(
+        _other,
+        field="status",
+        allowed=("submitted", "plan_review", "corrections_required", "approved", "issued", "finaled"),
+        what="permit application",
+    ):
+        refuse(
+            "no_inspection_on_withdrawn_permit",
+            rule="A withdrawn application gets no inspection scheduled, passed or failed.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(PermitInspection, _row)
 
 
@@ -395,12 +420,24 @@ def permit_inspection_record_fail(tables: Tables, permit_inspection_id: str, ins
     _row = PERMIT_INSPECTIONS.find(tables, permit_inspection_id)
     _changes = {_k: _v for _k, _v in (("inspector_notes", inspector_notes),) if _v is not None}
     check_not_blank(inspector_notes, "inspector_notes")
+    _new = {**_row, **_changes, "status": "failed"}
     if _block := not_among(_row, field="status", allowed=("scheduled",), what="permit inspection"):
         refuse(
             "permit_inspection_record_fail.status_in", rule="only scheduled inspections can be resulted", fact=_block
         )
-    _row.update(_changes)
-    _row["status"] = "failed"
+    _other = row_of(tables, "permit_applications", _new.get("permit_application_id"))
+    if _block := not_among(
+        _other,
+        field="status",
+        allowed=("submitted", "plan_review", "corrections_required", "approved", "issued", "finaled"),
+        what="permit application",
+    ):
+        refuse(
+            "no_inspection_on_withdrawn_permit",
+            rule="A withdrawn application gets no inspection scheduled, passed or failed.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(PermitInspection, _row)
 
 
