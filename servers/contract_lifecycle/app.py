@@ -21,7 +21,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
+from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, text_contains
 from envcraft_runtime.rules import not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -309,6 +309,18 @@ def clause_deviation_log(
         "proposed_text": proposed_text,
         "status": "proposed",
     }
+    _other = row_of(tables, "commercial_contracts", _new.get("commercial_contract_id"))
+    if _block := not_among(
+        _other,
+        field="status",
+        allowed=("draft", "legal_review", "negotiation", "approved", "out_for_signature", "executed"),
+        what="commercial contract",
+    ):
+        refuse(
+            "deviations_on_live_contracts",
+            rule="Clause deviations are logged or accepted only on a contract that is not terminated.",
+            fact=_block,
+        )
     tables["clause_deviations"].append(_new)
     return as_record(ClauseDeviation, _new)
 
@@ -317,9 +329,22 @@ def clause_deviation_log(
 def clause_deviation_accept(tables: Tables, clause_deviation_id: str) -> ClauseDeviation:
     """Accept a proposed clause deviation."""
     _row = CLAUSE_DEVIATIONS.find(tables, clause_deviation_id)
+    _new = {**_row, "status": "accepted"}
     if _block := not_among(_row, field="status", allowed=("proposed",), what="clause deviation"):
         refuse("clause_deviation_accept.status_in", rule="this deviation is already decided", fact=_block)
-    _row["status"] = "accepted"
+    _other = row_of(tables, "commercial_contracts", _new.get("commercial_contract_id"))
+    if _block := not_among(
+        _other,
+        field="status",
+        allowed=("draft", "legal_review", "negotiation", "approved", "out_for_signature", "executed"),
+        what="commercial contract",
+    ):
+        refuse(
+            "deviations_on_live_contracts",
+            rule="Clause deviations are logged or accepted only on a contract that is not terminated.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(ClauseDeviation, _row)
 
 
@@ -360,6 +385,18 @@ def signature_packet_send(
         refuse(
             "signature_packet_send.unique",
             rule="a packet is already out for this contract: check its status",
+            fact=_block,
+        )
+    _other = row_of(tables, "commercial_contracts", _new.get("commercial_contract_id"))
+    if _block := not_among(
+        _other,
+        field="status",
+        allowed=("draft", "legal_review", "negotiation", "approved", "out_for_signature"),
+        what="commercial contract",
+    ):
+        refuse(
+            "no_signature_for_closed_contract",
+            rule="A signature packet is not sent for a contract already executed or terminated.",
             fact=_block,
         )
     tables["signature_packets"].append(_new)

@@ -29,10 +29,12 @@ INSTRUCTIONS = (
     "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
     "cpy-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
-    "domain tools and the file tools. Policies: [judgement_1] Judge each deviation against the playbook "
-    'table; reject anything in the "never" column and explain the fallback you can offer. '
-    "[contract_playbook_1] High risk_rating counterparties need General Counsel approval before "
-    "`approved`. Call finish when done."
+    "domain tools and the file tools. Policies: [deviations_on_live_contracts] Clause deviations are "
+    "logged or accepted only on a contract that is not terminated. [no_signature_for_closed_contract] A "
+    "signature packet is not sent for a contract already executed or terminated. [judgement_1] Judge each "
+    'deviation against the playbook table; reject anything in the "never" column and explain the fallback '
+    "you can offer. [contract_playbook_1] High risk_rating counterparties need General Counsel approval "
+    "before `approved`. Call finish when done."
 )
 
 
