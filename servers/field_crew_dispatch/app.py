@@ -283,6 +283,13 @@ def crew_job_schedule(
             rule="the truck is committed then: choose another truck of the right type",
             fact=_block,
         )
+    _other = row_of(tables, "service_orders", _new.get("service_order_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "scheduled"), what="service order"):
+        refuse(
+            "crew_work_on_live_orders",
+            rule="Crew jobs are scheduled, dispatched, arrived or finished only for a service order that is open or scheduled, never a cancelled or completed one.",
+            fact=_block,
+        )
     _other = row_of(tables, "line_crews", _new.get("line_crew_id"))
     if (_block := not_among(_other, field="specialty", allowed=("overhead",), what="line crew")) and field_of(
         tables, "service_orders", _new.get("service_order_id"), "order_type"
@@ -382,9 +389,17 @@ def crew_job_search(
 def crew_job_dispatch(tables: Tables, crew_job_id: str) -> CrewJob:
     """Send the crew on its way."""
     _row = CREW_JOBS.find(tables, crew_job_id)
+    _new = {**_row, "status": "en_route"}
     if _block := not_among(_row, field="status", allowed=("planned",), what="crew job"):
         refuse("crew_job_dispatch.status_in", rule="only planned jobs can be dispatched", fact=_block)
-    _row["status"] = "en_route"
+    _other = row_of(tables, "service_orders", _new.get("service_order_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "scheduled"), what="service order"):
+        refuse(
+            "crew_work_on_live_orders",
+            rule="Crew jobs are scheduled, dispatched, arrived or finished only for a service order that is open or scheduled, never a cancelled or completed one.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(CrewJob, _row)
 
 
@@ -395,6 +410,13 @@ def crew_job_arrive(tables: Tables, crew_job_id: str) -> CrewJob:
     _new = {**_row, "status": "on_site"}
     if _block := not_among(_row, field="status", allowed=("en_route",), what="crew job"):
         refuse("crew_job_arrive.status_in", rule="the crew has not been dispatched", fact=_block)
+    _other = row_of(tables, "service_orders", _new.get("service_order_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "scheduled"), what="service order"):
+        refuse(
+            "crew_work_on_live_orders",
+            rule="Crew jobs are scheduled, dispatched, arrived or finished only for a service order that is open or scheduled, never a cancelled or completed one.",
+            fact=_block,
+        )
     if _block := not_now(_new.get("start"), end=None, today=TODAY, early=0, late=0, field="start"):
         refuse(
             "crew_job_arrive_when",
@@ -412,6 +434,13 @@ def crew_job_finish(tables: Tables, crew_job_id: str) -> CrewJob:
     _new = {**_row, "status": "done"}
     if _block := not_among(_row, field="status", allowed=("on_site",), what="crew job"):
         refuse("crew_job_finish.status_in", rule="the crew must be on site to finish the job", fact=_block)
+    _other = row_of(tables, "service_orders", _new.get("service_order_id"))
+    if _block := not_among(_other, field="status", allowed=("open", "scheduled"), what="service order"):
+        refuse(
+            "crew_work_on_live_orders",
+            rule="Crew jobs are scheduled, dispatched, arrived or finished only for a service order that is open or scheduled, never a cancelled or completed one.",
+            fact=_block,
+        )
     if _block := not_now(_new.get("start"), end=_new.get("end"), today=TODAY, early=0, late=3, field="start"):
         refuse(
             "crew_job_finish_when",
