@@ -305,6 +305,9 @@ def invoice_create(tables: Tables, appointment_id: str, amount: float) -> Invoic
         "amount": amount,
         "status": "draft",
     }
+    _other = row_of(tables, "appointments", _new.get("appointment_id"))
+    if _block := not_among(_other, field="status", allowed=("booked", "checked_in", "completed"), what="appointment"):
+        refuse("no_invoice_for_cancelled_visit", rule="A cancelled appointment is not invoiced.", fact=_block)
     tables["invoices"].append(_new)
     return as_record(Invoice, _new)
 
@@ -313,9 +316,13 @@ def invoice_create(tables: Tables, appointment_id: str, amount: float) -> Invoic
 def invoice_send(tables: Tables, invoice_id: str) -> Invoice:
     """Send a draft invoice to the owner."""
     _row = INVOICES.find(tables, invoice_id)
+    _new = {**_row, "status": "sent"}
     if _block := not_among(_row, field="status", allowed=("draft",), what="invoice"):
         refuse("invoice_send.status_in", rule="only draft invoices can be sent", fact=_block)
-    _row["status"] = "sent"
+    _other = row_of(tables, "appointments", _new.get("appointment_id"))
+    if _block := not_among(_other, field="status", allowed=("booked", "checked_in", "completed"), what="appointment"):
+        refuse("no_invoice_for_cancelled_visit", rule="A cancelled appointment is not invoiced.", fact=_block)
+    _row.update(_new)
     return as_record(Invoice, _row)
 
 

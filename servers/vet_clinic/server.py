@@ -28,13 +28,14 @@ INSTRUCTIONS = (
     "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like own-0001: search first, then act on the "
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
     "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `pawsome` CLI in the "
-    "shell) and the file tools. Policies: [dental_length] Dental cleanings need 60 minutes. [judgement_1] "
-    "Exotic pets (rabbits, parrots) are seen by the exotics vet. [judgement_2] Check the vet's bookings "
-    "before booking; the clinic never double-books a vet. [clinic_policies_1] Appointments start "
-    "09:00-16:30 (the clinic closes at 17:00). [appointment_check_in_when] An appointment is marked "
-    "checked in only on the day of its start; before that day leave it booked. "
-    "[appointment_complete_when] An appointment is marked completed from the day of its start until 3 "
-    "days after it; before that day leave it checked in. Call finish when done."
+    "shell) and the file tools. Policies: [no_invoice_for_cancelled_visit] A cancelled appointment is not "
+    "invoiced. [dental_length] Dental cleanings need 60 minutes. [judgement_1] Exotic pets (rabbits, "
+    "parrots) are seen by the exotics vet. [judgement_2] Check the vet's bookings before booking; the "
+    "clinic never double-books a vet. [clinic_policies_1] Appointments start 09:00-16:30 (the clinic "
+    "closes at 17:00). [appointment_check_in_when] An appointment is marked checked in only on the day of "
+    "its start; before that day leave it booked. [appointment_complete_when] An appointment is marked "
+    "completed from the day of its start until 3 days after it; before that day leave it checked in. Call "
+    "finish when done."
 )
 
 
