@@ -258,6 +258,13 @@ def course_registration_add(
             rule="the section is full: offer another section of the course or a late_add petition",
             fact=_block,
         )
+    _other = row_of(tables, "course_sections", _new.get("course_section_id"))
+    if _block := not_among(_other, field="status", allowed=("scheduled", "open"), what="course section"):
+        refuse(
+            "register_in_open_sections",
+            rule="Students are added only to a section that is scheduled or open, never a closed or cancelled one.",
+            fact=_block,
+        )
     _other = row_of(tables, "enrolled_students", _new.get("enrolled_student_id"))
     if _block := not_among(_other, field="hold", allowed=("none",), what="enrolled student"):
         refuse(
@@ -279,13 +286,21 @@ def course_registration_change_basis(
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of grading_basis")
     check_choice(grading_basis, field="grading_basis", choices=COURSE_REGISTRATION_GRADING_BASIS)
+    _new = {**_row, **_changes}
     if _block := not_among(_row, field="status", allowed=("registered",), what="course registration"):
         refuse(
             "course_registration_change_basis.status_in",
             rule="only current registrations can change grading basis",
             fact=_block,
         )
-    _row.update(_changes)
+    _other = row_of(tables, "course_sections", _new.get("course_section_id"))
+    if _block := not_among(_other, field="status", allowed=("scheduled", "open", "closed"), what="course section"):
+        refuse(
+            "no_basis_change_in_cancelled_section",
+            rule="A registration in a cancelled section does not change its grading basis.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(CourseRegistration, _row)
 
 

@@ -29,13 +29,15 @@ INSTRUCTIONS = (
     "YYYY-MM-DDTHH:MM. Records have ids like sec-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools (or the `registrar` CLI in the shell) and "
-    "the file tools. Policies: [overload_petition] More than 18 credits (6 sections) needs an `overload` "
-    "petition. [judgement_1] Today is 2026-12-01: adds are still allowed, drops are drops (not "
-    "withdrawals). [judgement_2] Check the student's hold before any add. [academic_calendar_1] Students "
-    "with any hold other than `none` cannot add courses until the hold is cleared. [academic_calendar_2] "
-    "Audit registrations do not count toward seat_limit exceptions: they need instructor consent. "
-    "[academic_calendar_3] Pass/fail is allowed for at most one course per term and never for courses in "
-    "the student's major. Call finish when done."
+    "the file tools. Policies: [register_in_open_sections] Students are added only to a section that is "
+    "scheduled or open, never a closed or cancelled one. [no_basis_change_in_cancelled_section] A "
+    "registration in a cancelled section does not change its grading basis. [overload_petition] More than "
+    "18 credits (6 sections) needs an `overload` petition. [judgement_1] Today is 2026-12-01: adds are "
+    "still allowed, drops are drops (not withdrawals). [judgement_2] Check the student's hold before any "
+    "add. [academic_calendar_1] Students with any hold other than `none` cannot add courses until the "
+    "hold is cleared. [academic_calendar_2] Audit registrations do not count toward seat_limit "
+    "exceptions: they need instructor consent. [academic_calendar_3] Pass/fail is allowed for at most one "
+    "course per term and never for courses in the student's major. Call finish when done."
 )
 
 
