@@ -28,6 +28,7 @@ from envcraft_runtime.records import (
     field_of,
     page_class,
     page_of,
+    row_of,
     starts_with,
     target_row,
     text_contains,
@@ -275,6 +276,13 @@ def class_booking_book(tables: Tables, studio_member_id: str, fitness_class_id: 
         refuse(
             "class_booking_book.at_least",
             rule="the member does not have enough credits: offer a class pack first",
+            fact=_block,
+        )
+    _other = row_of(tables, "studio_members", _new.get("studio_member_id"))
+    if _block := not_among(_other, field="status", allowed=("active",), what="studio member"):
+        refuse(
+            "book_active_members_only",
+            rule="Only an active member books a class; a frozen or cancelled membership does not.",
             fact=_block,
         )
     if (

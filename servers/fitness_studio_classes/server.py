@@ -29,14 +29,15 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like mbr-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
-    "`pulseflow` CLI in the shell) and the file tools. Policies: [judgement_1] Reply in the studio's "
-    "friendly voice using the templates. [judgement_2] Apply the 12-hour cancellation rule, and return "
-    "credits by setting the member's balance. [reply_templates_1] Late cancel: \"Done - as it's within 12 "
-    "hours the credit can't be returned, sorry!\". [studio_policies_1] Cancel 12 hours or more before "
-    "class: credit returned (set the balance back). [reformer_costs_two_credits] Reformer classes cost 2 "
-    "credits. [other_class_costs_one_credit] Every other class costs 1 credit. [unlimited_uses_no_credit] "
-    "Unlimited members use 0 credits. [intro_offer_never_frozen] An intro_offer membership is never "
-    "frozen. Call finish when done."
+    "`pulseflow` CLI in the shell) and the file tools. Policies: [book_active_members_only] Only an "
+    "active member books a class; a frozen or cancelled membership does not. [judgement_1] Reply in the "
+    "studio's friendly voice using the templates. [judgement_2] Apply the 12-hour cancellation rule, and "
+    "return credits by setting the member's balance. [reply_templates_1] Late cancel: \"Done - as it's "
+    "within 12 hours the credit can't be returned, sorry!\". [studio_policies_1] Cancel 12 hours or more "
+    "before class: credit returned (set the balance back). [reformer_costs_two_credits] Reformer classes "
+    "cost 2 credits. [other_class_costs_one_credit] Every other class costs 1 credit. "
+    "[unlimited_uses_no_credit] Unlimited members use 0 credits. [intro_offer_never_frozen] An "
+    "intro_offer membership is never frozen. Call finish when done."
 )
 
 
