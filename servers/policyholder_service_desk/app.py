@@ -21,7 +21,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
+from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, text_contains
 from envcraft_runtime.rules import not_among, refuse
 
 TODAY = "2026-12-01"
@@ -202,6 +202,13 @@ def endorsement_request_open(
         "premium_change": None,
         "status": "requested",
     }
+    _other = row_of(tables, "home_policies", _new.get("home_policy_id"))
+    if _block := not_among(_other, field="status", allowed=("in_force", "pending_cancellation"), what="home policy"):
+        refuse(
+            "endorse_live_policies",
+            rule="Endorsements are opened, quoted, approved or issued only on a policy in force or pending cancellation, never a cancelled or non-renewed one.",
+            fact=_block,
+        )
     tables["endorsement_requests"].append(_new)
     return as_record(EndorsementRequest, _new)
 
@@ -240,10 +247,17 @@ def endorsement_request_quote(
     _row = ENDORSEMENT_REQUESTS.find(tables, endorsement_request_id)
     _changes = {_k: _v for _k, _v in (("premium_change", premium_change),) if _v is not None}
     check_range(premium_change, field="premium_change", low=-300, high=450)
+    _new = {**_row, **_changes, "status": "quoted_to_customer"}
     if _block := not_among(_row, field="status", allowed=("requested",), what="endorsement request"):
         refuse("endorsement_request_quote.status_in", rule="the change was already quoted", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "quoted_to_customer"
+    _other = row_of(tables, "home_policies", _new.get("home_policy_id"))
+    if _block := not_among(_other, field="status", allowed=("in_force", "pending_cancellation"), what="home policy"):
+        refuse(
+            "endorse_live_policies",
+            rule="Endorsements are opened, quoted, approved or issued only on a policy in force or pending cancellation, never a cancelled or non-renewed one.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(EndorsementRequest, _row)
 
 
@@ -251,13 +265,21 @@ def endorsement_request_quote(
 def endorsement_request_customer_approve(tables: Tables, endorsement_request_id: str) -> EndorsementRequest:
     """Record the customer's approval of the quoted change."""
     _row = ENDORSEMENT_REQUESTS.find(tables, endorsement_request_id)
+    _new = {**_row, "status": "customer_approved"}
     if _block := not_among(_row, field="status", allowed=("quoted_to_customer",), what="endorsement request"):
         refuse(
             "endorsement_request_customer_approve.status_in",
             rule="quote the premium change before asking for approval",
             fact=_block,
         )
-    _row["status"] = "customer_approved"
+    _other = row_of(tables, "home_policies", _new.get("home_policy_id"))
+    if _block := not_among(_other, field="status", allowed=("in_force", "pending_cancellation"), what="home policy"):
+        refuse(
+            "endorse_live_policies",
+            rule="Endorsements are opened, quoted, approved or issued only on a policy in force or pending cancellation, never a cancelled or non-renewed one.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(EndorsementRequest, _row)
 
 
@@ -265,13 +287,21 @@ def endorsement_request_customer_approve(tables: Tables, endorsement_request_id:
 def endorsement_request_issue(tables: Tables, endorsement_request_id: str) -> EndorsementRequest:
     """Issue the endorsement on the policy."""
     _row = ENDORSEMENT_REQUESTS.find(tables, endorsement_request_id)
+    _new = {**_row, "status": "issued"}
     if _block := not_among(_row, field="status", allowed=("customer_approved",), what="endorsement request"):
         refuse(
             "endorsement_request_issue.status_in",
             rule="the customer must approve the change before it is issued",
             fact=_block,
         )
-    _row["status"] = "issued"
+    _other = row_of(tables, "home_policies", _new.get("home_policy_id"))
+    if _block := not_among(_other, field="status", allowed=("in_force", "pending_cancellation"), what="home policy"):
+        refuse(
+            "endorse_live_policies",
+            rule="Endorsements are opened, quoted, approved or issued only on a policy in force or pending cancellation, never a cancelled or non-renewed one.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(EndorsementRequest, _row)
 
 

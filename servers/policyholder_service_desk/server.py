@@ -29,9 +29,11 @@ INSTRUCTIONS = (
     "dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like plh-0001: search first, then "
     "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
     "reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. "
-    "Policies: [call_script_1] Verify identity (name + policy number or email) before discussing a "
-    'policy. [call_script_2] Repeat any premium change and get an explicit "yes" before recording '
-    "customer approval. Call finish when done."
+    "Policies: [endorse_live_policies] Endorsements are opened, quoted, approved or issued only on a "
+    "policy in force or pending cancellation, never a cancelled or non-renewed one. [call_script_1] "
+    "Verify identity (name + policy number or email) before discussing a policy. [call_script_2] Repeat "
+    'any premium change and get an explicit "yes" before recording customer approval. Call finish when '
+    "done."
 )
 
 
