@@ -21,7 +21,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
 from envcraft_runtime.rules import holds, not_among, present_related, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -244,6 +244,15 @@ def lab_test_schedule(tables: Tables, inbound_lot_id: str, test_type: LabTestTes
         "defects_found": None,
         "status": "queued",
     }
+    _other = row_of(tables, "inbound_lots", _new.get("inbound_lot_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("received", "sampling", "testing", "on_hold"), what="inbound lot"
+    ):
+        refuse(
+            "tests_on_undecided_lots",
+            rule="Lab tests are scheduled or recorded only for a lot not yet accepted or rejected.",
+            fact=_block,
+        )
     if (_block := not_among(_new, field="test_type", allowed=("dimensional", "hardness"), what="lab test")) and holds(
         field_of(tables, "inbound_lots", _new.get("inbound_lot_id"), "part_number"), op="==", right="NM-1001 bone screw"
     ):
@@ -307,10 +316,19 @@ def lab_test_record_pass(tables: Tables, lab_test_id: str, defects_found: int | 
     _row = LAB_TESTS.find(tables, lab_test_id)
     _changes = {_k: _v for _k, _v in (("defects_found", defects_found),) if _v is not None}
     check_range(defects_found, field="defects_found", low=0, high=5)
+    _new = {**_row, **_changes, "status": "pass"}
     if _block := not_among(_row, field="status", allowed=("queued", "in_progress"), what="lab test"):
         refuse("lab_test_record_pass.status_in", rule="the test already has a result", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "pass"
+    _other = row_of(tables, "inbound_lots", _new.get("inbound_lot_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("received", "sampling", "testing", "on_hold"), what="inbound lot"
+    ):
+        refuse(
+            "tests_on_undecided_lots",
+            rule="Lab tests are scheduled or recorded only for a lot not yet accepted or rejected.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(LabTest, _row)
 
 
@@ -320,10 +338,19 @@ def lab_test_record_fail(tables: Tables, lab_test_id: str, defects_found: int | 
     _row = LAB_TESTS.find(tables, lab_test_id)
     _changes = {_k: _v for _k, _v in (("defects_found", defects_found),) if _v is not None}
     check_range(defects_found, field="defects_found", low=0, high=5)
+    _new = {**_row, **_changes, "status": "fail"}
     if _block := not_among(_row, field="status", allowed=("queued", "in_progress"), what="lab test"):
         refuse("lab_test_record_fail.status_in", rule="the test already has a result", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "fail"
+    _other = row_of(tables, "inbound_lots", _new.get("inbound_lot_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("received", "sampling", "testing", "on_hold"), what="inbound lot"
+    ):
+        refuse(
+            "tests_on_undecided_lots",
+            rule="Lab tests are scheduled or recorded only for a lot not yet accepted or rejected.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(LabTest, _row)
 
 

@@ -29,12 +29,13 @@ INSTRUCTIONS = (
     "YYYY-MM-DDTHH:MM. Records have ids like csup-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
-    "[sampling_plan_1] Any rejection needs a SCAR; a supplier with 2 SCARs in 90 days goes to probation "
-    "(probation suppliers: tighten to double sample size). [bone_screw_tests] Bone screws are tested "
-    "dimensional + hardness. [spring_tests] Springs are tested tensile. [housing_tests] Housings are "
-    "tested dimensional + visual. [pouch_tests] Pouches are tested visual (seal). [pcba_tests] PCBAs are "
-    "tested visual. [tubing_tests] Tubing is tested dimensional. [every_test_passed] A lot is accepted "
-    "only if every test passes. Call finish when done."
+    "[tests_on_undecided_lots] Lab tests are scheduled or recorded only for a lot not yet accepted or "
+    "rejected. [sampling_plan_1] Any rejection needs a SCAR; a supplier with 2 SCARs in 90 days goes to "
+    "probation (probation suppliers: tighten to double sample size). [bone_screw_tests] Bone screws are "
+    "tested dimensional + hardness. [spring_tests] Springs are tested tensile. [housing_tests] Housings "
+    "are tested dimensional + visual. [pouch_tests] Pouches are tested visual (seal). [pcba_tests] PCBAs "
+    "are tested visual. [tubing_tests] Tubing is tested dimensional. [every_test_passed] A lot is "
+    "accepted only if every test passes. Call finish when done."
 )
 
 
