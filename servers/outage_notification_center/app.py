@@ -21,7 +21,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
 from envcraft_runtime.rules import comparison_fails, in_past, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -275,6 +275,15 @@ def outage_notice_queue(
         "channel": channel,
         "status": "queued",
     }
+    _other = row_of(tables, "outage_events", _new.get("outage_event_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("detected", "crew_dispatched", "restored"), what="outage event"
+    ):
+        refuse(
+            "no_notice_for_cancelled_outage",
+            rule="Notices of a cancelled outage event are not queued, sent or marked delivered.",
+            fact=_block,
+        )
     if _block := comparison_fails(
         field_of(tables, "utility_customers", _new.get("utility_customer_id"), "feeder_code"),
         op="==",
@@ -335,9 +344,19 @@ def outage_notice_search(
 def outage_notice_mark_sent(tables: Tables, outage_notice_id: str) -> OutageNotice:
     """Record a queued (or retried) notice handed to the carrier."""
     _row = OUTAGE_NOTICES.find(tables, outage_notice_id)
+    _new = {**_row, "status": "sent"}
     if _block := not_among(_row, field="status", allowed=("queued", "failed"), what="outage notice"):
         refuse("outage_notice_mark_sent.status_in", rule="the notice was already sent", fact=_block)
-    _row["status"] = "sent"
+    _other = row_of(tables, "outage_events", _new.get("outage_event_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("detected", "crew_dispatched", "restored"), what="outage event"
+    ):
+        refuse(
+            "no_notice_for_cancelled_outage",
+            rule="Notices of a cancelled outage event are not queued, sent or marked delivered.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(OutageNotice, _row)
 
 
@@ -345,9 +364,19 @@ def outage_notice_mark_sent(tables: Tables, outage_notice_id: str) -> OutageNoti
 def outage_notice_mark_delivered(tables: Tables, outage_notice_id: str) -> OutageNotice:
     """Record the delivery receipt."""
     _row = OUTAGE_NOTICES.find(tables, outage_notice_id)
+    _new = {**_row, "status": "delivered"}
     if _block := not_among(_row, field="status", allowed=("sent",), what="outage notice"):
         refuse("outage_notice_mark_delivered.status_in", rule="only sent notices can be delivered", fact=_block)
-    _row["status"] = "delivered"
+    _other = row_of(tables, "outage_events", _new.get("outage_event_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("detected", "crew_dispatched", "restored"), what="outage event"
+    ):
+        refuse(
+            "no_notice_for_cancelled_outage",
+            rule="Notices of a cancelled outage event are not queued, sent or marked delivered.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(OutageNotice, _row)
 
 

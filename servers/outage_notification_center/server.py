@@ -28,13 +28,14 @@ INSTRUCTIONS = (
     "as crews report in, and a restored notice goes out when power is back. Today is Tuesday 2026-12-01; "
     "dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like ucu-0001: search first, then "
     "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. There "
-    "are no files here: read_policies lists every rule the tools enforce. Policies: [judgement_1] Notify "
-    "every customer on the affected feeder; a medical_baseline customer must acknowledge within 30 "
-    "minutes or be escalated to the call center. [notice_on_outage_feeder] An outage notice goes only to "
-    "a customer on the outage's feeder. [notice_on_preferred_channel] A customer is notified on their "
-    "preferred channel (voice for every medical_baseline customer). [judgement_2] Send an etr_update "
-    "notice whenever the ETR moves by more than an hour, and a restored notice at the end. Call finish "
-    "when done."
+    "are no files here: read_policies lists every rule the tools enforce. Policies: "
+    "[no_notice_for_cancelled_outage] Notices of a cancelled outage event are not queued, sent or marked "
+    "delivered. [judgement_1] Notify every customer on the affected feeder; a medical_baseline customer "
+    "must acknowledge within 30 minutes or be escalated to the call center. [notice_on_outage_feeder] An "
+    "outage notice goes only to a customer on the outage's feeder. [notice_on_preferred_channel] A "
+    "customer is notified on their preferred channel (voice for every medical_baseline customer). "
+    "[judgement_2] Send an etr_update notice whenever the ETR moves by more than an hour, and a restored "
+    "notice at the end. Call finish when done."
 )
 
 
