@@ -279,6 +279,15 @@ def qc_inspection_record(
         "result": result,
         "inspected_at": inspected_at,
     }
+    _other = row_of(tables, "produce_lots", _new.get("produce_lot_id"))
+    if _block := not_among(
+        _other, field="status", allowed=("received", "in_qc", "released", "on_hold"), what="produce lot"
+    ):
+        refuse(
+            "no_qc_on_closed_lots",
+            rule="A QC inspection is recorded only for a lot that is not rejected or packed.",
+            fact=_block,
+        )
     tables["qc_inspections"].append(_new)
     return as_record(QcInspection, _new)
 
