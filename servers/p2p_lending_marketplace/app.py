@@ -267,6 +267,13 @@ def loan_commitment_place(tables: Tables, investor_id: str, loan_listing_id: str
             fact=_block,
         )
     _other = row_of(tables, "loan_listings", _new.get("loan_listing_id"))
+    if _block := not_among(_other, field="status", allowed=("listed",), what="loan listing"):
+        refuse(
+            "commit_to_listed_loans",
+            rule="Commitments are placed only on a listing still listed, never one fully funded, issued or expired.",
+            fact=_block,
+        )
+    _other = row_of(tables, "loan_listings", _new.get("loan_listing_id"))
     if (_block := not_among(_other, field="grade", allowed=("A", "B"), what="loan listing")) and holds(
         field_of(tables, "investors", _new.get("investor_id"), "risk_appetite"), op="==", right="conservative"
     ):

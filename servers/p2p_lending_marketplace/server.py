@@ -29,10 +29,11 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like ivs-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] Never commit more than the listing's remaining amount (amount_requested - "
-    "funded_amount). [conservative_grades] Conservative investors take grades A-B only. [balanced_grades] "
-    "Balanced investors take grades A-C only; aggressive investors take any grade. "
-    "[non_accredited_note_cap] Non-accredited investors may commit at most 500 per note. "
+    "[commit_to_listed_loans] Commitments are placed only on a listing still listed, never one fully "
+    "funded, issued or expired. [judgement_1] Never commit more than the listing's remaining amount "
+    "(amount_requested - funded_amount). [conservative_grades] Conservative investors take grades A-B "
+    "only. [balanced_grades] Balanced investors take grades A-C only; aggressive investors take any "
+    "grade. [non_accredited_note_cap] Non-accredited investors may commit at most 500 per note. "
     "[note_amount_cap] Never commit more than the investor's max_note_amount. Call finish when done."
 )
 
