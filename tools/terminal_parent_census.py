@@ -29,7 +29,7 @@ from envcraft.generator.tasks.env import EnvCache, generated_envs
 from envcraft.generator.tasks.replay import World
 
 ROOT = Path(__file__).resolve().parents[1]
-END_LIKE = re.compile(r"cancel|declin|reject|revok|closed|withdrawn|void|terminat|expired|retired|"
+END_LIKE = re.compile(r"(?<!pending_)cancel|declin|reject|revok|closed|withdrawn|void|terminat|expired|retired|"
                       r"lost|deceased|archiv|abandon|denied|refus")
 WRITES = ("create", "update", "transition")
 
