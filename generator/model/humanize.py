@@ -58,7 +58,9 @@ def humanize(value: Any) -> str:
 FIELD_NOUNS = {"ship_to": "ship-to address", "deliver_to": "delivery point", "expires_on": "expiry date",
                "paid_via": "payment method", "opted_in": "opt-in", "odometer_in": "odometer at return",
                "out_at": "time out", "certified_for": "certification", "read_back_by": "person who read it back",
-               "used_by": "user", "available_from": "available-from date"}
+               "used_by": "user", "available_from": "available-from date",
+               # a code column named "<x>_id" that is no reference keeps its "ID": "the order's external" was a seam
+               "external_id": "external ID", "cve_id": "CVE ID", "nmls_id": "NMLS ID"}
 AGENT_NOUNS = {"issued": "issuer", "prepared": "preparer", "reported": "reporter", "requested": "requester",
                "approved": "approver", "acknowledged": "acknowledger"}
 TAIL_NOUNS = {"at": "time", "on": "date"}
