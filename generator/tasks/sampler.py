@@ -87,6 +87,8 @@ def repair(env: EnvSpec, ops: list[str], rng: random.Random, graph: nx.DiGraph |
         if redundant(env, status, previous, op):
             return None
         bridge = walk_states(env, status, op)
+        if bridge and undoes(env, name):  # moving the row on to take it back is no request: a row found as it is
+            bridge = None
         if bridge is None:  # the focus row cannot get there: act on another row, found by a new search
             search = [p for p in producers(env, op.entity) if env.ops[p].entity == op.entity]
             if not search:
