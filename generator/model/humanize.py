@@ -69,7 +69,7 @@ TAIL_NOUNS = {"at": "time", "on": "date"}
 def field_words(name: str) -> str:
     """A field name as a person says it: the `_id` of a reference dropped, a verb-and-preposition name as a
     noun ("received_at" -> "received time", "best_by" -> "best-by date", "issued_by" -> "issuer")."""
-    name = name.removesuffix("_id")
+    name = name if name in FIELD_NOUNS else name.removesuffix("_id")  # "external_id" keeps its ID
     if name in FIELD_NOUNS:
         return FIELD_NOUNS[name]
     head, _, tail = name.rpartition("_")

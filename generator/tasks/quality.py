@@ -63,7 +63,7 @@ GLITCHES = {
     "field_speak": re.compile(r"\b(?!in\b|per\b|of\b|a\b)[a-z]{2,} (?:kg|kgs|lbs?|cm|mm|km|kwh|ml|ul|mg|pct|mb|gb|ms)\b"
                               r"|\b(?!in\b|per\b|of\b|a\b|for\b|about\b|last\b|next\b|few\b|within\b|than\b)[a-z]{2,} "
                               r"(?:minutes|hours|days|seconds|months|years|miles) \d"
-                              r"|\b(\w+) ref \1\b|\b(?:max|min) [a-z]+(?: [a-z]+)? \d"
+                              r"|\b(\w+) ref \1\b|\b(?:max|min)(?: (?!to\b|of\b|at\b|for\b|on\b|in\b|by\b|and\b|is\b)[a-z]+){1,2} \d+\b(?![-/])"
                               r"|\b(?:with|and|,) (?:[a-z]+ )?(?:pages|people|guests|seats|adults|attendees|bedrooms|"
                               r"openings|crates needed|households served|cases on hand|cases) \d"
                               r"|\bexternal (?:of|for)\b|\bexternal\?"),
@@ -74,7 +74,7 @@ GLITCHES = {
     # a sentence that asks nothing and says nothing but where a record is: "Go by the change request ...", "...
     # is the starting point.", "the source is the patient ...", "keyed off the room reservation ..."
     "bare_seam": re.compile(r"\bis the starting point\b|(?:^|[.!?:]\s+)Go by (?:the|a|an|that)\b"
-                            r"|\b[Tt]he source is (?:the|a|an)\b|\bis the source\b|\b[Kk]eyed off\b"
+                            r"|\b[Tt]he source is (?:the|a|an)\b|\bis the source\.|\b[Kk]eyed off\b"
                             r"|\bholds what's needed\b|(?:^|[.!?]\s+)(?:All|Taken) from (?:the|a|an)\b"
                             r"|(?:^|[.!?]\s+)Based on (?:the|a|an)\b[^.!?\n]*:|\bThis comes from (?:the|a|an)\b"
                             r"|\bWe copy from\b", re.M),
