@@ -9,6 +9,7 @@ and doing nothing to 0 through real MCP servers (in process) for the tasks that 
 from __future__ import annotations
 
 import random
+from datetime import date
 
 import pytest
 from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
@@ -88,6 +89,9 @@ def names_row(cache: EnvCache, env_name: str, entity_name: str, row: dict, phras
         if value in (None, ""):
             continue
         if f.type != "ref" and (render(f, value) in phrase or spoken(f, value) in phrase):
+            return True
+        if f.type in ("date", "datetime") and any(spoken(f, value, date.fromisoformat(env.bp.today), random.Random(i)) in phrase
+                                                  for i in range(24)):  # as said that day: "16:00 today"
             return True
         if f.type == "ref" and depth < 1 and value in rows and \
                 names_row(cache, env_name, f.ref, rows[value], phrase, tables, depth + 1):

@@ -47,18 +47,21 @@ def test_no_task_is_dropped_for_its_wording(generation):
 
 def test_every_field_of_every_environment_reads_as_a_noun_in_the_request_templates():
     """A field named for a verb and its preposition ("ship_to", "next_retry_at") is said as a noun, so the
-    phrasings the templates build around a field name never pile up prepositions."""
+    phrasings the templates build around a field name never pile up prepositions; a number column is asked for
+    and stated as the templates do (quantities.py: "the weight in kg", "4 ad pages", never "ad pages 4")."""
     from envcraft.generator.model.blueprint import load_all
     from envcraft.generator.tasks.describe import labelled, with_article, words
     from envcraft.generator.tasks.instruct import capital
+    from envcraft.generator.tasks.quantities import noun, stated
 
     for bp in load_all():
         for entity in bp.entities:
             for spec in entity.fields:
-                name, what = words(spec.name), words(entity.name)
+                name, what = noun(spec, spec.name), words(entity.name)
+                value = stated(spec, "4") or labelled(spec.name, "2026-12-13")
                 for text in (f"What is the {name} of the {what}?", f"Please check the {name} for the {what}.",
-                             f"Set the {name} to 2026-12-13.", f"{capital(with_article(what))} with {labelled(spec.name, '2026-12-13')}, please.",
-                             f"The {what} should have {name} 4 from now on."):
+                             f"Set the {name} to 2026-12-13.", f"{capital(with_article(what))} with {value}, please.",
+                             f"The {what} should have {value} from now on."):
                     assert not glitches(text) and not raw_enum(text), (bp.id, spec.name, text, glitches(text))
 
 

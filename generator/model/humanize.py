@@ -58,7 +58,9 @@ def humanize(value: Any) -> str:
 FIELD_NOUNS = {"ship_to": "ship-to address", "deliver_to": "delivery point", "expires_on": "expiry date",
                "paid_via": "payment method", "opted_in": "opt-in", "odometer_in": "odometer at return",
                "out_at": "time out", "certified_for": "certification", "read_back_by": "person who read it back",
-               "used_by": "user", "available_from": "available-from date"}
+               "used_by": "user", "available_from": "available-from date",
+               # a code column named "<x>_id" that is no reference keeps its "ID": "the order's external" was a seam
+               "external_id": "external ID", "cve_id": "CVE ID", "nmls_id": "NMLS ID"}
 AGENT_NOUNS = {"issued": "issuer", "prepared": "preparer", "reported": "reporter", "requested": "requester",
                "approved": "approver", "acknowledged": "acknowledger"}
 TAIL_NOUNS = {"at": "time", "on": "date"}
@@ -67,7 +69,7 @@ TAIL_NOUNS = {"at": "time", "on": "date"}
 def field_words(name: str) -> str:
     """A field name as a person says it: the `_id` of a reference dropped, a verb-and-preposition name as a
     noun ("received_at" -> "received time", "best_by" -> "best-by date", "issued_by" -> "issuer")."""
-    name = name.removesuffix("_id")
+    name = name if name in FIELD_NOUNS else name.removesuffix("_id")  # "external_id" keeps its ID
     if name in FIELD_NOUNS:
         return FIELD_NOUNS[name]
     head, _, tail = name.rpartition("_")

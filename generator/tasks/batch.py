@@ -41,10 +41,10 @@ REASONS_REF = ("{ref} is out of the picture for now, so", "We've had word about 
                "{Ref} is off the table, so", "Since {ref} changed,", "With {ref} out,", "Because of {ref},",
                "As for {ref},", "{Ref} is gone, so", "Now that {ref} is sorted,", "Regarding {ref},")
 REASONS_STATUS = ("Before the weekly review,", "I went through the list, so", "Ahead of month-end,", "Before tonight's handover,",
-                  "As agreed this morning,", "To tidy the board,", "Before the audit,", "For the director's numbers,",
+                  "As agreed this morning,", "To tidy the board,", "Before the audit,",
                   "Per this week's review,", "After the holiday,", "Our list is a mess, so", "With the quarter closing,",
-                  "Before Friday,", "After the weekend,", "While it's quiet,", "The team lead asked, so", "For tomorrow's report,",
-                  "To clear the backlog,", "On the manager's say-so,", "Following the stand-up,", "Now that the count is done,",
+                  "Before Friday,", "After the weekend,", "While it's quiet,", "The team lead asked, so",
+                  "To clear the backlog,", "On the manager's say-so,", "Following the stand-up,",
                   "As a bit of housekeeping,", "In today's tidy-up,", "While we clean up,")
 EACH = ("each one", "each of them", "every one", "each", "each of these", "every single one")  # singular: "{x} is"
 # no colon: the change follows one ("... need deciding: if A, X; for the others, Y")

@@ -20,7 +20,7 @@ from envcraft.generator.tasks.describe import Describer, answer_text, preference
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables, label_field
 from envcraft.generator.tasks.execute import Failed, Plan, bind, rerun
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
-from envcraft.generator.tasks.instruct import Writer, join, voice, wrap_turn
+from envcraft.generator.tasks.instruct import Writer, join, undone, voice, wrap_turn
 from envcraft.generator.tasks.judgement import (
     answer_for,
     as_step,
@@ -32,6 +32,7 @@ from envcraft.generator.tasks.judgement import (
 )
 from envcraft.generator.tasks.notes import note_for, pick_hidden
 from envcraft.generator.tasks.order import ordered_turns
+from envcraft.generator.tasks.quantities import noun
 from envcraft.generator.tasks.reasons import explain
 from envcraft.generator.tasks.tiers import minimal_calls, tier
 from envcraft.generator.tasks.verify import collateral, diff_checks, overwritten, pin
@@ -185,6 +186,8 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
         files[path], note_path = text, path
         hide[id(step)] = (field_name, phrase)
         hidden_turn = turn_of[plan.steps.index(step)]
+    if undone(env, plan.steps):  # "register it ... now we're turning it down", in one breath or the next turn
+        raise Failed("undone_in_one_breath")
     clauses: dict[int, list[str]] = {}
     for turn in sorted(set(turn_of)):
         steps = [s for s, t in zip(plan.steps, turn_of) if t == turn]
@@ -370,7 +373,7 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
         value = ref_row[label_field(other)]
         what = f"{words(asked)}'s {words(label_field(other))}"
     else:
-        what = words(asked)
+        what = noun(spec, asked)  # "weight in kg", "number of ad pages", never "weight kg"
     expected = answer_text(spec if spec is not None and spec.type != "ref" else None, value)
     question = rng.choice(QUESTIONS).format(f=what, d=desc.phrase, D=desc.phrase[:1].upper() + desc.phrase[1:])
     if asked.endswith(("_at", "_on")) and spec is not None and spec.type in ("date", "datetime"):

@@ -75,7 +75,8 @@ class Chooser:
         for _ in range(12):
             if spec.template:
                 value = spec.template.format(n=len(rows) + 100 + self.rng.randint(0, 899))
-            elif spec.values and spec.type == "str":
+            elif spec.values and spec.type in ("str", "text"):  # a note takes its own field's pool, never another
+                # domain's sentence ("Left a voicemail regarding the second invoice." as an incident update)
                 value = self.rng.choice(spec.values)
                 if unique and value in used:
                     joint = "_" if re.fullmatch(r"[a-z0-9_]+", value) else " "  # bulk_export -> bulk_export_60

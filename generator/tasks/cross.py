@@ -23,20 +23,21 @@ from envcraft.generator.tasks.graph import graph_of
 from envcraft.generator.tasks.instruct import Writer, capital, join, voice, wrap_turn
 from envcraft.generator.tasks.quality import first_sentence
 from envcraft.generator.tasks.reasons import explain_across
-from envcraft.generator.tasks.sampler import repair, sample_chain
+from envcraft.generator.tasks.sampler import repair, sample_chain, takes_back
 from envcraft.generator.tasks.tiers import minimal_calls, tier
 from envcraft.generator.tasks.verify import collateral, diff_checks, overwritten
 from envcraft.generator.tasks.workflow import Link
 
 
 def follow_ups(cache: EnvCache, env_name: str, op_name: str, rng: random.Random) -> list[str]:
-    """0-2 transitions that the state graph allows after the sink operation."""
+    """0-2 transitions that the state graph allows after the sink operation, none of which takes it back."""
     env = cache[env_name]
     graph = graph_of(env)
     out, current = [], op_name
     for _ in range(rng.choice((0, 0, 1, 2))):
         nxt = [b for b, d in graph[current].items() if "state" in d["kinds"] and env.ops.get(b)
-               and env.ops[b].entity == env.ops[op_name].entity and b not in out]
+               and env.ops[b].entity == env.ops[op_name].entity and b not in out
+               and not takes_back(env, op_name, b)]  # never "book it ... strike it - it's off"
         if not nxt:
             break
         current = rng.choice(sorted(nxt))

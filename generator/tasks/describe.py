@@ -18,8 +18,10 @@ from envcraft.generator.model.blueprint import Entity, FieldSpec
 from envcraft.generator.model.humanize import field_words as words  # the one spelling of a name in prose
 from envcraft.generator.model.humanize import humanize
 from envcraft.generator.tasks.env import EnvSpec, Tables, label_field
+from envcraft.generator.tasks.quantities import noun, pointed
 
 MAX_FIELDS = 4
+HANDLES = 2  # values besides its label that name a record (`Describer.pick`)
 CODE = re.compile(r"(?<![\w/.@-])[a-z0-9]+(?:_[a-z0-9]+)+(?![\w/.@-])")
 PREFERENCE = {"str": 0, "email": 1, "enum": 2, "date": 2, "datetime": 2, "ref": 3, "int": 4, "float": 5}
 
@@ -57,10 +59,17 @@ def with_article(noun: str) -> str:
     return f"{'an' if vowel else 'a'} {noun}"
 
 
+def says_what(said: str, shown: str) -> bool:
+    """The value starts with the field's first or last word, so it says what it is: "Room 3", "row 28" (of
+    "row ref")."""
+    first = shown.split()[0].lower() if shown.split() else ""
+    return first in (said.lower().split()[0], said.lower().split()[-1]) or shown.lower().startswith(said.lower().split()[-1])
+
+
 def labelled(field: str, shown: str) -> str:
     """`room 3`, but `Room 3` alone when the value already starts with the field's name."""
     name = words(field)
-    return shown if shown.lower().startswith(name.lower().split()[-1]) else f"{name} {shown}"
+    return shown if says_what(name, shown) else f"{name} {shown}"
 
 
 def answer_text(spec: FieldSpec | None, value: Any) -> str:
@@ -132,9 +141,16 @@ class Describer:
         for name in ([label] if label in names else []) + [p for p in prefer if p in names]:
             if name not in chosen:
                 chosen.append(name)
+        # staff name a record by one or two handles: never "the change request with backout plan X, of config
+        # item Y with owner team Z". A row by at most two values besides its label (a state before the noun is no
+        # handle), a row named inside another by at most one; `phrase` counts the hops of both together
+        most = 1 if depth else HANDLES
+        free = {label, entity.status_field}
+        if handles(chosen, free) > most:
+            return None
         left = [r for r in others if all(r.get(n) == row.get(n) for n in chosen)]
         while left and len(chosen) < MAX_FIELDS:
-            options = [n for n in names if n not in chosen]
+            options = [n for n in names if n not in chosen and (handles(chosen, free) < most or n in free)]
             if not options:
                 return None
             scored = [(sum(1 for r in left if r.get(n) == row.get(n)),
@@ -181,6 +197,10 @@ class Describer:
         if chosen is None:
             return None
         desc = self.phrase(entity, row, chosen, depth)
+        refs = {n for n in chosen if entity.field(n).type == "ref"}
+        if desc is None and refs and depth == 0:  # a row it points at took more than its name: name it without
+            chosen = self.pick(entity, row, [], depth, (avoid or set()) | refs)
+            desc = self.phrase(entity, row, chosen, depth) if chosen is not None else None
         if desc is not None and not prefer and not avoid:
             self.cache[key] = desc
         return desc
@@ -224,12 +244,22 @@ class Describer:
                 status = shown
             else:
                 own.append(attribute(name, spec, shown, what))
+        hops = len(own) + sum(1 + handles(list(inner.fields), {label_field(self.env.entity(inner.entity)),
+                                                              self.env.entity(inner.entity).status_field})
+                              for inner in desc.nested.values())
+        if depth == 0 and hops > HANDLES:
+            return None  # "the change request with backout plan X, of the config item with owner team Z": a chain
         text = headed(what, head, status) + relative(own)
         if refs and depth == 0:  # "for A and B" or "of A and B": one preposition for every row it belongs to
             of = self.rng.choice(("for", "of"))
             text += (", " if own else " ") + joined_refs([(of if prep == "of" else prep, said) for prep, said in refs])
         desc.phrase = text
         return desc
+
+def handles(chosen: list[str], free: set[str | None]) -> int:
+    """How many values name the record, the free ones (its state, at the top its label) aside."""
+    return sum(name not in free for name in chosen)
+
 
 START = {"start", "starts", "start_at", "starts_at", "start_time", "begins"}
 END = {"end", "ends", "end_at", "ends_at", "end_time"}
@@ -307,7 +337,7 @@ def attribute(name: str, spec: FieldSpec, shown: str, what: str) -> str:
             return f"{verb} at {shown}"  # "received at 09:30 yesterday"
         return f"{verb} {shown}" if shown.startswith(("today", "yesterday", "tomorrow", "this ", "tonight")) \
             else f"{verb} on {shown}"  # "born on 6 August 2015", never "whose born is"
-    return pointer(said, shown, what)
+    return pointed(spec, shown) or pointer(said, shown, what)  # "with 13 ad pages", not "with ad pages 13"
 
 
 # How staff point at a record by one value, by the field's name: "the supplier Ironbridge Foods in Canada", "the
@@ -332,7 +362,7 @@ def pointer(said: str, shown: str, what: str) -> str:
     for words_, prep in ((IN, "in"), (FROM, "from"), (AT, "at"), (FOR, "for")):
         if said in words_:
             return f"{prep} {shown}"
-    return f"with {shown}" if shown.lower().startswith(said.split()[-1].lower()) else f"with {said} {shown}"
+    return f"with {shown}" if says_what(said, shown) else f"with {said} {shown}"
 
 
 def condition(name: str, spec: FieldSpec, bound: str, rng: random.Random) -> str:
@@ -350,6 +380,7 @@ def condition(name: str, spec: FieldSpec, bound: str, rng: random.Random) -> str
                                f"if it was {verb} later than {bound}"))
         return rng.choice((f"where the {said} is after {bound}", f"if the {said} falls after {bound}",
                            f"if its {said} is later than {bound}"))
+    said = noun(spec, name)  # "if its weight in kg is over 500", never "its weight kg"
     return rng.choice((f"where the {said} is above {bound}", f"if its {said} is over {bound}",
                        f"if the {said} is more than {bound}", f"when the {said} tops {bound}",
                        f"if its {said} comes to more than {bound}"))

@@ -20,9 +20,10 @@ from envcraft.generator.model.humanize import humanize
 from envcraft.generator.seeds import values as gen_values
 from envcraft.generator.tasks.describe import Describer, labelled, render, with_article, words
 from envcraft.generator.tasks.env import EnvSpec
-from envcraft.generator.tasks.execute import Step
-from envcraft.generator.tasks.phrases import ambiguous, goal_phrases, say
-from envcraft.generator.tasks.quality import TWO_COLONS, after_colon, first_sentence, op_verb
+from envcraft.generator.tasks.execute import Failed, Step
+from envcraft.generator.tasks.phrases import ambiguous, answered_by_them, goal_phrases, say
+from envcraft.generator.tasks.quality import TWO_COLONS, UNDOING, after_colon, first_sentence, op_verb
+from envcraft.generator.tasks.quantities import stated
 
 REGISTERS = ("plain", "plain", "brief", "chatty", "formal")
 # Openers, closers and connectors are at most four words: a longer formula recurs word for word across the
@@ -197,7 +198,9 @@ class Writer:
             self.mentions.append(shown)
             if spec.type == "text" or (spec.type == "str" and re.search(r"[.!?]$", shown)):
                 shown = f'"{shown}"'
-            if words(name).split()[-1] in words(op.entity).split():
+            if stated(spec, shown) is not None:  # "weight 103 kg", "13 ad pages", never "weight kg 103"
+                parts.append(stated(spec, shown))
+            elif words(name).split()[-1] in words(op.entity).split():
                 parts.append(f"{words(name)}: {shown}")
             elif spec.type in ("date", "datetime"):  # "2026 12" opens most dates: at most one fixed word before it
                 forms = (labelled(name, shown), f"{words(name)} of {shown}", f"{words(name)}: {shown}",
@@ -215,7 +218,7 @@ class Writer:
         entity = self.env.entity(op.entity)
         others = [o.to_status for o in self.env.bp.operations if o.kind == "transition" and o.entity == op.entity
                   and o.name != op.name]
-        plain = goal_phrases(op.to_status)
+        plain = goal_phrases(op.to_status, answered_by_them(op.to_status, op.description))
         if plain and not ambiguous(op.to_status, others):
             return say(self.rng.choice(plain), target)
         state = status_words(op.to_status)
@@ -312,6 +315,8 @@ class Writer:
         """Clauses for a turn's write steps; state changes of one row in a row collapse into their outcome.
         `extras`: step index -> an extra phrase; `hide`: id(step) -> (field not stated, where it is)."""
         extras, hide = extras or {}, hide or {}
+        if undone(self.env, steps):
+            raise Failed("undone_in_one_breath")
         writes = [(i, s) for i, s in enumerate(steps) if s.writes]
         out: list[str] = []
         k = 0
@@ -337,6 +342,22 @@ class Writer:
         if self.env.ops[nxt.op].effects or (previous is not first and self.env.ops[previous.op].effects):
             return False
         return first.kind in ("create", "transition", "update") and not self.env.ops[first.op].effects
+
+
+def undone(env: EnvSpec, steps: list[Step]) -> Step | None:
+    """The step that cancels, rejects or deletes a row an earlier step created or changed ("register the bordereau
+    ... it is a no from us", "tender the load ... call off the same load"): a request takes back nothing it asked
+    for (quality.UNDOING)."""
+    touched: set[str] = set()
+    for step in steps:
+        if not step.writes or step.target is None:
+            continue
+        op = env.ops[step.op]
+        if step.target in touched and (step.kind == "delete" or
+                                       (step.kind == "transition" and op.to_status in UNDOING)):
+            return step
+        touched.add(step.target)
+    return None
 
 
 def capital(text: str) -> str:
@@ -390,4 +411,4 @@ def wrap_turn(body: str, rng: random.Random, first: bool, bp: Blueprint, who: Vo
     return f"{text}\n{sign}" if sign else text
 
 
-__all__ = ["Voice", "Writer", "capital", "join", "op_verb", "voice", "wrap_turn"]
+__all__ = ["Voice", "Writer", "capital", "join", "op_verb", "undone", "voice", "wrap_turn"]

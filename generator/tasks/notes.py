@@ -14,6 +14,7 @@ from envcraft.generator.tasks.decoys import shifted
 from envcraft.generator.tasks.describe import render, words
 from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.execute import Plan, Step
+from envcraft.generator.tasks.quantities import noun
 
 HIDEABLE = ("date", "int", "float", "str", "email")
 
@@ -44,12 +45,12 @@ def note_for(env: EnvSpec, plan: Plan, step: Step, name: str, value: Any, author
     path = f"notes/{first.lower()}-{entity.name.replace('_', '-')}.md"
     shown = render(spec, value)
     stale = shifted(env, entity, spec, value, rng, plan.initial)
-    lines = [f"# {words(entity.name).capitalize()} - note from {author}", "",
-             f"- {words(name).capitalize()}: {shown}"]
+    said = noun(spec, name)
+    lines = [f"# {words(entity.name).capitalize()} - note from {author}", "", f"- {said[:1].upper() + said[1:]}: {shown}"]
     if stale not in (None, value):
-        lines.append(f"- (Ignore the {words(name)} {render(spec, stale)} from my earlier message: it changed.)")
+        lines.append(f"- (Ignore the {noun(spec, name)} {render(spec, stale)} from my earlier message: it changed.)")
     text = "\n".join(lines) + "\n"
-    what = words(name)
+    what = noun(spec, name)  # "the weight in kg is in my note", never "weight kg - see ..."
     return path, text, rng.choice(FRAMES).format(what=what, where=rng.choice(PLACES).format(path=path, file=path.split("/")[-1]))
 
 

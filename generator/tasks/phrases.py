@@ -18,7 +18,7 @@ import re
 
 from envcraft.generator.tasks.phrase_groups import GROUPS, ambiguous, group_of
 from envcraft.generator.tasks.phrase_reverse import misreadings, phrase_key
-from envcraft.generator.tasks.phrases_common import COMMON, MORE
+from envcraft.generator.tasks.phrases_common import COMMON, MORE, THEIRS
 from envcraft.generator.tasks.phrases_long_tail import LONG_TAIL
 
 GOALS: dict[str, tuple[str, ...]] = {**COMMON, **LONG_TAIL}
@@ -26,8 +26,15 @@ for _status, _more in MORE.items():
     GOALS[_status] = GOALS[_status] + _more
 
 
-def goal_phrases(status: str) -> tuple[str, ...]:
-    return GOALS.get(status, ())
+def goal_phrases(status: str, theirs: bool = False) -> tuple[str, ...]:
+    """The phrasings of a state; `theirs`: the state records the other side's answer (`answered_by_them`)."""
+    return THEIRS[status] if theirs and status in THEIRS else GOALS.get(status, ())
+
+
+def answered_by_them(to_status: str | None, description: str) -> bool:
+    """A transition that records someone else's yes or no ("Record the tenant declining the offer", "Volunteer
+    accepts the case"), not the desk's own ("Accept a received order", "Decline a submission")."""
+    return to_status in THEIRS and not description.lower().startswith(("accept", "decline"))
 
 
 # A phrasal verb puts a pronoun between verb and particle: "call the booking off" or "call off the booking", but
@@ -43,4 +50,4 @@ def say(phrase: str, target: str) -> str:
     return phrase.format(x=target)
 
 
-__all__ = ["GOALS", "GROUPS", "ambiguous", "goal_phrases", "group_of", "misreadings", "phrase_key", "say"]
+__all__ = ["GOALS", "GROUPS", "THEIRS", "ambiguous", "answered_by_them", "goal_phrases", "group_of", "misreadings", "phrase_key", "say"]

@@ -16,7 +16,7 @@ COMMON: dict[str, tuple[str, ...]] = {
     "failed": ("{x} didn't work out - it broke", "{x} went wrong and didn't go through"),
     "active": ("{x} is live from today", "{x} can go live now", "switch {x} on"),
     "acknowledged": ("we've seen {x} - let it show that we're on it", "the team has eyes on {x}; note that we're on it"),
-    "accepted": ("{x} is fine by us - we'll take it", "we're taking {x}"),
+    "accepted": ("we're taking {x}", "{x} is OK with us - we'll take it"),
     "closed": ("{x} can be shut - nothing more to do there", "we're done with {x}, shut it"),
     "delivered": ("{x} made it to its destination", "{x} got to the recipient"),
     "confirmed": ("{x} is locked in", "{x} is a firm yes now", "{x} is set in stone now"),
@@ -145,12 +145,12 @@ MORE: dict[str, tuple[str, ...]] = {
     "retrying": ("have another go at {x}", "try {x} once more", "{x} gets another attempt", "run {x} again"),
     "resolved": ("{x} is sorted out now", "{x} is dealt with", "we've sorted {x}"),
     "closed": ("shut {x}", "{x} can be shut now", "{x} is shut", "{x} can be put away"),
-    "accepted": ("we'll take {x}", "{x} works for us", "{x} is fine by us", "take {x} on"),
+    "accepted": ("we'll take {x}", "{x} works for us", "take {x} on"),
     "dead_lettered": ("stop trying {x} - it won't get through", "write {x} off as undeliverable",
                       "{x} is never getting through"),
     "dead_letter": ("stop trying {x} - it won't get through", "write {x} off as undeliverable",
                     "{x} is never getting through"),
-    "declined": ("{x} isn't for us", "we'll give {x} a miss"),
+    "declined": ("{x} isn't for us", "we're passing on {x}"),
     "no_show": ("no one came for {x}", "they didn't come to {x}", "{x} had an empty chair"),
     "withdrawn": ("pull {x}", "they're backing out of {x}", "{x} got pulled"),
     "paid": ("we've had the money for {x}", "payment for {x} is in"),
@@ -167,4 +167,12 @@ MORE: dict[str, tuple[str, ...]] = {
     "delivered": ("{x} is with them now",),
     "quarantined": ("set {x} apart from the rest",),
     "notified": ("{x} has been passed on to them",),
+}
+# The other side's answer, recorded by the desk (the tenant accepted the renewal, the sponsor declined the proposal,
+# the carrier took the tender): said as theirs, never "fine by us" or "we'll give it a miss" in the desk's voice
+THEIRS: dict[str, tuple[str, ...]] = {
+    "accepted": ("they've accepted {x}", "{x} was accepted - they said yes", "they said yes to {x}",
+                 "{x} got a yes from them", "{x} was accepted on their side", "they've agreed to {x}"),
+    "declined": ("they said no to {x}", "{x} was declined - they said no", "{x} got a no from them",
+                 "they've turned {x} down", "{x} was declined on their side", "they passed on {x}"),
 }

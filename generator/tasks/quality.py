@@ -19,10 +19,12 @@ from __future__ import annotations
 import re
 import shlex
 from functools import cache
+from itertools import pairwise
 
 from envcraft.core.tasks import Task
 from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, Operation, load_all, load_blueprint
 from envcraft.generator.model.humanize import field_words
+from envcraft.generator.seeds.values import SENTENCE_OPENERS, SENTENCE_TOPICS
 
 GLITCHES = {
     "doubled_word": re.compile(r"\b([A-Za-z]+)\s+\1\b", re.I),
@@ -55,7 +57,42 @@ GLITCHES = {
     # a short opener ending in a colon, then another colon in the same sentence ("A request, please: About X: ...")
     "opener_double_colon": re.compile(r"(?:^|[.!?]\s+)[A-Z][a-z]*(?:,? [a-z]+){0,3}: [^.!?\n]*?(?<!\d):(?!\d)",
                                       re.M),
+    # issue 19 item 5, "requests a person would write" (tests/test_request_classes.py)
+    # a column's name said as words before its value: "weight kg 103", "eta minutes 4", "row ref row 28", "max
+    # cases 1", "with ad pages 13", "the order's external of ..." (quantities.py says them as staff do)
+    "field_speak": re.compile(r"\b(?!in\b|per\b|of\b|a\b)[a-z]{2,} (?:kg|kgs|lbs?|cm|mm|km|kwh|ml|ul|mg|pct|mb|gb|ms)\b"
+                              r"|\b(?!in\b|per\b|of\b|a\b|for\b|about\b|last\b|next\b|few\b|within\b|than\b)[a-z]{2,} "
+                              r"(?:minutes|hours|days|seconds|months|years|miles) \d"
+                              r"|\b(\w+) ref \1\b|\b(?:max|min)(?: (?!to\b|of\b|at\b|for\b|on\b|in\b|by\b|and\b|is\b)[a-z]+){1,2} \d+\b(?![-/])"
+                              r"|\b(?:with|and|,) (?:[a-z]+ )?(?:pages|people|guests|seats|adults|attendees|bedrooms|"
+                              r"openings|crates needed|households served|cases on hand|cases) \d"
+                              r"|\bexternal (?:of|for)\b|\bexternal\?"),
+    # a record named through a chain of attribute hops: "the change request with backout plan X, of config item Y
+    # with owner team Z", "with arrival ... and seating lunch, of the dining table T15"
+    "query_chain": re.compile(r"\bwith [^.;!?()\n]{1,80}?, (?:of|for) [^.;!?(),\n]{1,60}? with [a-z]"
+                              r"|\bwith [^.;!?()\n,]{1,60}? and [^.;!?()\n,]{1,40}, (?:of|for) (?:the )?[a-z]"),
+    # a sentence that asks nothing and says nothing but where a record is: "Go by the change request ...", "...
+    # is the starting point.", "the source is the patient ...", "keyed off the room reservation ..."
+    "bare_seam": re.compile(r"\bis the starting point\b|(?:^|[.!?:]\s+)Go by (?:the|a|an|that)\b"
+                            r"|\b[Tt]he source is (?:the|a|an)\b|\bis the source\.|\b[Kk]eyed off\b"
+                            r"|\bholds what's needed\b|(?:^|[.!?]\s+)(?:All|Taken) from (?:the|a|an)\b"
+                            r"|(?:^|[.!?]\s+)Based on (?:the|a|an)\b[^.!?\n]*:|\bThis comes from (?:the|a|an)\b"
+                            r"|\bWe copy from\b", re.M),
+    # the desk's voice for the other side's answer ("fine by us" = the tenant accepted, "we'll give it a miss" = the
+    # sponsor declined), and a motive that fits no desk ("For the director's numbers, ... restore the ports")
+    "wrong_actor": re.compile(r"\bfine by us\b|\bgive [^.;!?\n]{1,80}? a miss\b"),
+    "odd_motive": re.compile(r"\bdirector's numbers\b|\bFor tomorrow's report\b|\bNow that the count is done\b"),
+    # a note from the generic pool where the field has a pool of its own ("Left a voicemail regarding the second
+    # invoice." as an incident's stakeholder update)
+    "foreign_text": re.compile("(?:" + "|".join(map(re.escape, SENTENCE_OPENERS)) + ") (?:"
+                               + "|".join(map(re.escape, SENTENCE_TOPICS)) + r")\."),
 }
+# a state that takes back what was just done to a row: "book it, then strike it - it's off" is no request a person
+# makes in one breath (a failure or a no-show records an event, and may follow)
+UNDOING = frozenset({"cancelled", "canceled", "cancelled_by_rider", "late_cancelled", "pending_cancellation", "void",
+                     "voided", "rejected", "declined", "declined_by_seller", "disapproved", "denied", "disqualified",
+                     "withdrawn", "abandoned", "aborted", "discarded", "dismissed", "superseded", "revoked",
+                     "terminated", "reversed", "rolled_back", "unassigned"})
 TWO_COLONS = re.compile(r"(?<!\d):(?!\d)[^.!?\n]*?(?<!\d):(?!\d)")  # in one sentence, clock times aside
 PARENTHESES = re.compile(r"\(([^()]*)\) \(([^()]*)\)")  # two in a row
 TOKEN = re.compile(r"[A-Za-z0-9_./@:-]+")
@@ -184,6 +221,34 @@ def glitches(text: str) -> list[str]:
     return out + repeated_attributes(text)
 
 
+def undone_in_task(task: Task, existing: dict[str, set[str]]) -> list[str]:
+    """Gold calls that cancel, reject or delete a row an earlier call changed or the task created (an id not among
+    `existing`: env -> the ids of its seed and planted rows). No turn of ours gives a reason for taking back what
+    an earlier one asked, so a later turn does not make it a request either."""
+    out, touched = [], set()
+    for call in task.gold:
+        env = call.env or task.envs[0]
+        bp = blueprint(env)
+        name, args = call.tool, call.arguments
+        if name == "run_shell":
+            try:
+                words = shlex.split(str(args.get("command", "")))
+            except ValueError:
+                continue
+            name = words[1].replace("-", "_") if len(words) > 1 else ""
+            args = {w[2:].replace("-", "_"): v for w, v in pairwise(words[2:]) if w.startswith("--")}
+        op = next((o for o in bp.operations if o.name == name), None) if bp else None
+        if op is None or not op.writes:
+            continue
+        target = args.get(f"{op.entity}_id")
+        undoes = op.kind == "delete" or (op.kind == "transition" and op.to_status in UNDOING)
+        if undoes and target and ((env, target) in touched or target not in existing.get(env, set())):
+            out.append(f"{name} {target} (turn {call.turn})")
+        if target:
+            touched.add((env, target))
+    return out
+
+
 def measure(task: Task) -> dict:
     """Per-task figures: write steps, steps named by verb/status, step-list flag, raw enums, glitches."""
     text = "\n".join(task.turns)
@@ -194,4 +259,5 @@ def measure(task: Task) -> dict:
             "raw_enum": raw_enum(text), "glitches": glitches(text)}
 
 
-__all__ = ["after_colon", "first_sentence", "glitches", "measure", "names_step", "op_verb", "raw_enum", "write_steps"]
+__all__ = ["UNDOING", "after_colon", "first_sentence", "glitches", "measure", "names_step", "op_verb", "raw_enum",
+           "undone_in_task", "write_steps"]

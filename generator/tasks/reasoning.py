@@ -22,6 +22,7 @@ from envcraft.generator.tasks.execute import Plan, Step, call, searchable
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
 from envcraft.generator.tasks.instruct import Writer, capital, voice, wrap_turn
 from envcraft.generator.tasks.judgement import blocking
+from envcraft.generator.tasks.quantities import noun
 from envcraft.generator.tasks.tiers import tier
 from envcraft.generator.tasks.verify import collateral, diff_checks
 
@@ -140,8 +141,10 @@ def aggregate(env: EnvSpec, chosen: RowSet, rng: random.Random) -> tuple[str, li
         spec = entity.field(name)
         if kind == "total":
             total = round(sum(r.get(name) or 0 for r in chosen.rows), 2)
-            q = rng.choice((f"What is the total {words(name)} across the {chosen.phrase}?",
-                            f"What do the {chosen.phrase} come to in {words(name)}, all together?")) \
+            said = noun(spec, name)  # "weight in kg", never "weight kg"
+            q = rng.choice((f"What is the total {said} across the {chosen.phrase}?",
+                            f"What do the {chosen.phrase} come to in {said}, all together?" if said == words(name)
+                            else f"What do the {chosen.phrase} come to, all together, in {said}?")) \
                 if "total" not in name else f"What do the {words(name)}s of the {chosen.phrase} add up to?"
             return q, [render(spec, float(total))], None, None
         highest = kind == "max"
@@ -153,9 +156,9 @@ def aggregate(env: EnvSpec, chosen: RowSet, rng: random.Random) -> tuple[str, li
             q = rng.choice((f"Which of the {chosen.phrase} has the {which} {words(name)}?",
                             f"Among the {chosen.phrase}, which one comes {'last' if highest else 'first'} by {words(name)}?"))
         else:
-            which = "highest" if highest else "lowest"
-            q = rng.choice((f"Which of the {chosen.phrase} has the {which} {words(name)}?",
-                            f"Among the {chosen.phrase}, which one has the {which} {words(name)}?"))
+            which, said = "highest" if highest else "lowest", noun(spec, name)
+            q = rng.choice((f"Which of the {chosen.phrase} has the {which} {said}?",
+                            f"Among the {chosen.phrase}, which one has the {which} {said}?"))
         return q + f" Tell me its {words(label)}.", [str(row[label])], row, label
     return None
 

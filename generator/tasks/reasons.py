@@ -41,11 +41,13 @@ SITUATION = ("Bits before the handover.", "Before I sign off:", "Catching up tod
              "Before our check-in:", "Several small jobs:", "Some loose ends:", "Before the review:", "Odds and ends:",
              "My list for today:", "Clearing the decks:", "Before the week closes:")
 # Across two systems: a value of the source record is carried over, which is all the link claims. The part in
-# the other system names that system and the carried detail itself, so these name neither.
-ACROSS = ("The details come from {a} in {src}.", "This comes from {a}.", "The source is {a} in {src}.",
-          "We copy from {a}.", "Taken from {a}, in {src}:", "Based on {a} in {src}:", "Keyed off {a}.",
-          "{A} is the starting point.", "{A} holds what's needed.", "{A} in {src} is the source.",
-          "Go by {a}.", "All from {a}:")  # never "It hinges on" / "It starts with": no antecedent for "it"
+# the other system names that system and the carried detail itself, so these name neither. Each asks for something
+# or says where the details are: never a bare "X is the starting point." / "Go by X." / "Keyed off X." that asks
+# nothing (the glitch lint's "bare_seam").
+ACROSS = ("The details come from {a} in {src}.", "Look up {a} in {src} first.", "Pull up {a} in {src} first:",
+          "Open {a} in {src} for the details.", "{A} in {src} has the details.", "Details are on {a} in {src}.",
+          "Use the details on {a}.", "Copy the details from {a}.", "Find {a} in {src} first:",
+          "{A} in {src} has what you need.", "Get the details from {a}:", "Check {a} in {src} for the details:")
 
 
 @dataclass(frozen=True)

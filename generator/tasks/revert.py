@@ -27,6 +27,7 @@ from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables
 from envcraft.generator.tasks.execute import Plan, Step, call, searchable
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
 from envcraft.generator.tasks.instruct import capital, voice, wrap_turn
+from envcraft.generator.tasks.quantities import noun
 from envcraft.generator.tasks.reasoning import moves
 from envcraft.generator.tasks.tiers import tier
 from envcraft.generator.tasks.verify import collateral, diff_checks
@@ -192,7 +193,7 @@ def build_revert(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) 
         describer = Describer(env, mistaken, mistaken, rng)
         gold: list[ToolCall] = []
         keep: list[str] = []
-        thing, field_words = words(entity.name), words(name)
+        thing, field_words = words(entity.name), noun(entity.field(name), name)
         if by_person:
             first_name = culprit.split()[0]
             text = rng.choice((

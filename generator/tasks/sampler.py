@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import networkx as nx
 from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.graph import accepts, domain_predecessors, domain_successors, needs, produces
+from envcraft.generator.tasks.quality import UNDOING
 
 LENGTHS = ((2, 3, 4), (5, 6, 7, 8), (9, 10, 11, 12, 13, 14))
 TIER_WEIGHTS = (0.2, 0.35, 0.45)  # long chains are the 10+ call tier (realism.long_task_share)
@@ -86,6 +87,8 @@ def repair(env: EnvSpec, ops: list[str], rng: random.Random, graph: nx.DiGraph |
         if redundant(env, status, previous, op):
             return None
         bridge = walk_states(env, status, op)
+        if bridge and undoes(env, name):  # moving the row on to take it back is no request: a row found as it is
+            bridge = None
         if bridge is None:  # the focus row cannot get there: act on another row, found by a new search
             search = [p for p in producers(env, op.entity) if env.ops[p].entity == op.entity]
             if not search:
@@ -190,22 +193,35 @@ def _choices(graph: nx.DiGraph, chain: list[str], options: list[tuple[str, float
     return [(name, w * (REVISIT if name in chain else 1.0)) for name, w in options]
 
 
+def undoes(env: EnvSpec, name: str) -> bool:
+    """A cancel, reject or delete: it takes back what a write before it on the same kind of row did."""
+    op = env.ops[name]
+    return op.kind == "delete" or (op.kind == "transition" and op.to_status in UNDOING)
+
+
+def takes_back(env: EnvSpec, first: str, then: str) -> bool:
+    """`then` would undo `first` ("book it ... strike it - it's off"): no request asks for both (instruct.undone)."""
+    return env.ops[first].writes and undoes(env, then) and env.ops[first].entity == env.ops[then].entity
+
+
 def walk(env: EnvSpec, graph: nx.DiGraph, rng: random.Random, focus: str, length: int,
          reads_only: bool = False) -> list[str]:
     allowed = {name for name, op in env.ops.items() if not (reads_only and op.writes)}
     back = rng.randint(0, max(length - 1, 0)) if not reads_only else max(length - 1, 0)  # a question ends on its focus
     chain = [focus]
     for _ in range(back):
-        options = [(a, w) for a, w in domain_predecessors(graph, chain[0]) if a in allowed]
+        options = [(a, w) for a, w in domain_predecessors(graph, chain[0]) if a in allowed
+                   and not any(takes_back(env, a, later) for later in chain)]
         prev = _weighted(rng, _choices(graph, chain, options))
         if prev is None:
             break
         chain.insert(0, prev)
     while len(chain) < length and not reads_only:
         if rng.random() < TELEPORT:
-            nxt = rng.choice(sorted(allowed))
+            nxt = rng.choice(sorted(a for a in allowed if not any(takes_back(env, earlier, a) for earlier in chain)))
         else:
-            options = [(b, w) for b, w in domain_successors(graph, chain[-1]) if b in allowed]
+            options = [(b, w) for b, w in domain_successors(graph, chain[-1]) if b in allowed
+                       and not any(takes_back(env, earlier, b) for earlier in chain)]
             nxt = _weighted(rng, _choices(graph, chain, options))
         if nxt is None:
             break
