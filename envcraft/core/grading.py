@@ -14,17 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from envcraft.core.answers import MAX_ANSWER_CHARS, dates, kind_of, names, same_value
-from envcraft.core.claims import (
-    RECORD_ID,
-    Reading,
-    leading_words,
-    named_records,
-    read,
-    record_names,
-    short_names,
-    table_nouns,
-    words,
-)
+from envcraft.core.claims import RECORD_ID, Reading, named_records, read, table_nouns, words
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
 from envcraft.core.facts import states_fact
@@ -35,6 +25,7 @@ from envcraft.core.state import APP_DIR, APP_STATE, HISTORY_TABLE
 from envcraft.core.tasks import Check, Task
 from envcraft.core.verdicts import Verdict
 from envcraft.core.walk import text_files
+from envcraft.core.world_index import index_of
 from pydantic import BaseModel, ConfigDict
 
 
@@ -198,23 +189,23 @@ def asked_record(check: Check) -> str | None:
 def reading(check: Check, initial: Snapshot, values: list[str], given: str = "") -> Reading:
     """What an answer check reads an answer for (core/claims.py). A store built before checks carried `about`
     has it in the note; a question's note names only the asked record, so the records its request names it by
-    (a resident for the repair request) are read from the request itself."""
-    names = record_names(initial.tables)
+    (a resident for the repair request) are read from the request itself. What depends on the world alone is
+    derived once per initial world (core/world_index.py)."""
+    world = index_of(initial.tables)
     about = set(check.about)
     if not about and asked_record(check):
         about = {asked_record(check)}
         if check.note.startswith("answer:"):
-            about |= {i for ids in named_records(given, names) if len(ids) == 1 for i in ids}
+            about |= {i for ids in named_records(given, world.names) if len(ids) == 1 for i in ids}
     reasons = check.reasons or _NOTE_RULE.findall(check.note)
     nouns = table_nouns(check.table or "")  # office_budgets: "budgets", "budget"
-    return Reading(about=frozenset(a.casefold() for a in about), names=names, short=short_names(names),
-                   nouns=nouns, kinds=_kinds(initial, check.table or ""),
+    return Reading(about=frozenset(a.casefold() for a in about), names=world.names, short=world.short,
+                   nouns=nouns, kinds=world.kinds(check.table or ""),
                    values=tuple(dict.fromkeys([*check.contains, *values])), expected=tuple(check.contains),
                    reasons=tuple(reasons),
-                   world_words=_world_words(initial), referred=_referred(initial, about),
-                   column=check.column or "", record_kinds=_record_kinds(initial), phrases=_phrases(initial),
-                   heads=frozenset(t.split("_")[0] for t in initial.tables if "_" in t.strip("_")),
-                   leads=leading_words(names), restated=_restated(values, given))
+                   world_words=world.world_words, referred=world.referred(about),
+                   column=check.column or "", record_kinds=world.record_kinds, phrases=world.phrases,
+                   heads=world.heads, leads=world.leads, restated=_restated(values, given))
 
 
 def _restated(values: list[str], given: str) -> frozenset[tuple[str, ...]]:
@@ -222,67 +213,6 @@ def _restated(values: list[str], given: str) -> frozenset[tuple[str, ...]]:
     said = words(given)
     grams = {said[i:i + n] for n in {len(words(v)) for v in values} for i in range(len(said) - n + 1)}
     return frozenset(w for w in map(words, values) if w in grams)
-
-
-def _kinds(initial: Snapshot, asked: str) -> frozenset[str]:
-    """The nouns of the world's other tables (repair_visits: "visits", "visit"; alert_notifications: "alert"
-    too, "the email alert"), not the asked table's."""
-    others = [t for t in initial.tables if t not in (HISTORY_TABLE, asked)]
-    heads = {t.split("_")[0] for t in others if "_" in t and len(t.split("_")[0]) >= 4}
-    nouns = frozenset().union(*(table_nouns(t) for t in others))
-    own_head = {asked.split("_")[0]} - nouns  # "that loan" is the loan listing asked; "the study" is a study
-    return (nouns | heads) - table_nouns(asked) - own_head
-
-
-def _phrases(initial: Snapshot) -> frozenset[tuple[str, ...]]:
-    """The words of each value of two to four words in a column of few values (a usage "web_editorial", a
-    collection "archive"): a value of the asked column inside one is that longer value's word."""
-    found: set[tuple[str, ...]] = set()
-    for table, rows in initial.tables.items():
-        columns: dict[str, set[str]] = {}
-        for row in rows if table != HISTORY_TABLE else []:
-            for key, value in row.items() if isinstance(row, dict) else ():
-                if isinstance(value, str) and key != "id":
-                    columns.setdefault(key, set()).add(value)
-        for values in columns.values():
-            if len(values) <= 40:
-                found.update(w for w in map(words, values) if 2 <= len(w) <= 4)
-    return frozenset(found)
-
-
-def _record_kinds(initial: Snapshot) -> dict[str, frozenset[str]]:
-    """Each record's id -> the nouns of its table (vuln_findings: "findings", "finding"): "the finding" names it."""
-    kinds: dict[str, frozenset[str]] = {}
-    for table, rows in initial.tables.items():
-        nouns = table_nouns(table)
-        if table != HISTORY_TABLE:
-            kinds.update((str(r["id"]).casefold(), nouns) for r in rows if isinstance(r, dict) and "id" in r)
-    return kinds
-
-
-def _referred(initial: Snapshot, about: set[str]) -> frozenset[str]:
-    """The ids of the records the asked records refer to in other tables: a case's room, a notice's outage event
-    (where a path ends and the asked value is held). The asked records' own table is left out: a case's referring
-    case is another case."""
-    wanted = {a.casefold() for a in about}
-    own = {table for table, rows in initial.tables.items() for row in rows
-           if isinstance(row, dict) and str(row.get("id", "")).casefold() in wanted}
-    refs = {v.casefold() for table in own for row in initial.tables[table] if isinstance(row, dict)
-            and str(row.get("id", "")).casefold() in wanted for v in row.values() if isinstance(v, str)}
-    return frozenset(str(row["id"]).casefold() for table, rows in initial.tables.items() if table not in own
-                     for row in rows if isinstance(row, dict) and str(row.get("id", "")).casefold() in refs - wanted)
-
-
-def _world_words(state: Snapshot) -> frozenset[str]:
-    """The identifiers the world itself writes (column names, values such as dept_review or budget_justification):
-    an answer that mentions them names data, not another rule."""
-    words: set[str] = set()
-    for rows in state.tables.values():
-        for row in rows:
-            if isinstance(row, dict):
-                words.update(k.casefold() for k in row if "_" in k)
-                words.update(v.casefold() for v in row.values() if isinstance(v, str) and "_" in v and len(v) < 64)
-    return frozenset(words)
 
 
 def _lists_table(check: Check, initial: Snapshot, final: Snapshot, text: str, given: str) -> bool:
@@ -293,7 +223,7 @@ def _lists_table(check: Check, initial: Snapshot, final: Snapshot, text: str, gi
     before = {r.get("id"): r for r in initial.tables.get(check.table, []) if isinstance(r, dict)}
     after = final.tables.get(check.table, [])
     changed = {str(r.get("id")) for r in after if isinstance(r, dict) and before.get(r.get("id")) != r}
-    known = record_names(initial.tables)
+    known = index_of(initial.tables).names  # the world's record names (core/world_index.py)
     asked = {*check.about, subject, *changed, *(i for ids in named_records(given, known) for i in ids)}
     rows = [*before.values(), *after]
     return bystanders_listed(text, rows, check.column, {a.casefold() for a in asked}, known) > MAX_BYSTANDERS
