@@ -85,8 +85,10 @@ def _bench(args: argparse.Namespace) -> int:
         if not figures or set(figures) - {"gateway", "gold", "ray"}:
             raise ValueError(f"--figures takes a comma list of gateway, gold, ray; got {args.figures!r}")
         return run_scale_bench(args.json, seconds=args.seconds, figures=figures)
-    from envcraft.harness.bench.latency import run_bench
+    from envcraft.harness.bench.latency import run_bench, run_grading_bench
 
+    if args.grading:
+        return run_grading_bench(args.env, args.n, args.json)
     return run_bench(args.env, args.n, args.json, args.live)
 
 
@@ -305,6 +307,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seconds", type=float, default=8.0, help="--scale: seconds of load per throughput figure")
     bench.add_argument("--figures", default="gateway,gold,ray",
                        help="--scale: which figures, a comma list of gateway, gold, ray (default: all)")
+    bench.add_argument("--grading", action="store_true", help="only the grading figures: an answer check and a "
+                       "question task's grade with the world index found vs built each time (no server, no Docker)")
     bench.set_defaults(fn=_bench)
 
     commands.add_parser("doctor", help="which containment this host gives (sandbox, cgroups, grep engine, docker)") \

@@ -1,6 +1,7 @@
-"""`envcraft bench`: acquire, reset and tool-call figures, each beside a baseline measured in the same run.
+"""`envcraft bench`: acquire, reset, tool-call and grading figures, each beside a baseline measured in the same run.
 
-Baseline: spawning `python server.py` per episode over stdio, the way most harnesses do it.
+Baseline: spawning `python server.py` per episode over stdio, the way most harnesses do it; for grading, the world
+index built for each check (harness/bench/grading.py).
 """
 
 from __future__ import annotations
@@ -117,11 +118,33 @@ async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, li
         if isinstance(docker, dict):
             rows.append(_row("acquire (docker, warm pool) vs docker cold", docker["warm"], docker["cold"], "p50<=100ms"))
             rows.append(_row("acquire (docker, cold) vs stdio spawn", docker["cold"], spawn))
+        rows += grading_rows(env_name, n)
         concurrency = await bench_figures.many_live(env, live)
     finally:
         root.close()
     return {"env": env_name, "rows": rows, "concurrency": concurrency,
             "docker": docker if isinstance(docker, str) else "ok", "bfcl": bfcl if isinstance(bfcl, str) else "ok"}
+
+
+def grading_rows(env_name: str, n: int) -> list[dict]:
+    """An answer check and a question task's grade: the world index found vs built each time."""
+    from envcraft.harness.bench.grading import grading_samples
+
+    return [_row(f"{figure}: world index found vs built", ours, built, "ratio > 1")
+            for figure, (ours, built) in grading_samples(env_name, n=n).items()]
+
+
+def run_grading_bench(env: str, n: int, out: Path | None) -> int:
+    """`envcraft bench --grading`: the grading figures alone (no server, no Docker)."""
+    rows = grading_rows(env, n)
+    for row in rows:
+        ours, base = row["ours"], row["baseline"]
+        print(f"{row['figure']:<52} ours p50 {ours['p50_ms']:.3f} ms mean {ours['mean_ms']:.3f} ms | built each time "
+              f"p50 {base['p50_ms']:.3f} ms mean {base['mean_ms']:.3f} ms | {row['speedup_p50']}x (n={ours['n']})")
+    print(json.dumps({"env": env, "rows": rows}))
+    if out:
+        Path(out).write_text(json.dumps({"env": env, "rows": rows}, indent=1))
+    return 0
 
 
 def table(figures: dict) -> str:
