@@ -85,15 +85,15 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True, help="write the verdicts here (JSON)")
     parser.add_argument("--against", type=Path, help="verdicts written before: list every difference, exit 1 if any")
     args = parser.parse_args()
+    before = json.loads(args.against.read_text()) if args.against else None  # read first: fail before the long run
     start = time.process_time()
     found = verdicts(args.envs, args.seed, args.dir)
     args.out.write_text(json.dumps(found, indent=0))
     tasks = len({key.split(" ")[0] for key in found})
     readings = sum(" reading " in key for key in found)
     print(f"{len(found) - readings} verdicts and {readings} readings on {tasks} tasks of {args.envs} environments, {time.process_time() - start:.1f} s CPU")
-    if args.against is None:
+    if before is None:
         return 0
-    before = json.loads(args.against.read_text())
     differ = sorted(k for k in before.keys() | found.keys() if before.get(k) != found.get(k))
     for key in differ[:50]:
         print(f"  {key}: {before.get(key)} -> {found.get(key)}")

@@ -1,10 +1,10 @@
 """What grading reads an answer against that depends only on the initial world, derived once per world.
 
 Every answer or file check of every grade reads the world's record names, its own identifiers, the nouns of
-its tables, its phrases, and what each record refers to (grading.reading). Deriving them scans every table
-several times; a trainer grading thousands of rollouts of one task would repeat those scans per check per
-rollout. A `WorldIndex` holds them, built in one pass over the rows (and claims.record_names' own), and
-`index_of` shares it between equal worlds.
+its tables, its phrases, and what each record refers to (grading.reading; the record names again to tell a
+table copied out, grading._lists_table). Deriving them scans every table several times; a trainer grading
+thousands of rollouts of one task would repeat those scans per check per rollout. A `WorldIndex` holds them,
+built in one pass over the rows (and core/record_names.py's own), and `index_of` shares it between equal worlds.
 
 The cache is keyed by the tables' content, never by object identity: rollouts deserialize the same world into
 new objects, and an object's id is reused once it is freed. The key is a BLAKE2b digest of the pickled tables:
