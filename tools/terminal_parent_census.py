@@ -57,7 +57,7 @@ def census(cache: EnvCache, task_files: list[Path], only: set[str]) -> dict[str,
     terminal = {}
     for path in task_files:
         for task in load_tasks(path):
-            if only and not set(task.envs) & only or not all(env in cache for env in task.envs):
+            if (only and not set(task.envs) & only) or not all(env in cache for env in task.envs):
                 continue  # another environment's task, or one of a hand-made environment (tasks/office.jsonl)
             world = World(cache, task)
             hit = set()
