@@ -39,7 +39,7 @@ from envcraft.generator.tasks.workflow import Link, build_workflow, links_from
 # Weights keep every family under a tenth of the store (realism.py): question-only shapes (aggregate, question)
 # are one family, conditional and dependent another; long write chains and batches make the 10+ call tier;
 # batches, notes and reasoning shapes keep a quarter of the store needing more than lookups (needs:*).
-SHAPES = (("write", 0.10), ("question", 0.02), ("cross", 0.56), ("judgement", 0.09), ("aggregate", 0.08),
+SHAPES = (("write", 0.10), ("question", 0.02), ("cross", 0.64), ("judgement", 0.09), ("aggregate", 0.08),
           ("conditional", 0.05), ("dependent", 0.03), ("note", 0.16), ("revert", 0.05), ("batch", 0.24))
 REASONING = {"aggregate": build_aggregate, "conditional": build_conditional, "dependent": build_dependent,
              "batch": build_batch}
