@@ -215,6 +215,60 @@ AK = family("AK-told-as-event", ASSETS, RETURNED, ASK_LOST, [
 ])
 
 
-@pytest.mark.parametrize(("world", "check", "ask", "answer", "pays"), [*AD, *AE, *AJ, *AG, *AH, *AI, *AC, *AK])
+# careful20h: dependency_vulnerability_triage (BA), mailroom_package_desk (BB, BC), delivery_platform_orders (BD),
+# trademark_filing_pipeline (BE)
+FINDINGS = {"vuln_findings": [{"id": "vfd-0024", "title": "lodash prototype pollution", "status": "ticketed"},
+                              {"id": "vfd-0025", "title": "openssl timing leak", "status": "false_positive"}]}
+TICKETED = refusal("vuln_findings", "status", "ticketed", "vfd-0024", "vuln_finding_dismiss.status_in")
+BA = family("BA-condition-inside", FINDINGS, TICKETED, "Dismiss the lodash finding.", [
+    ("vfd-0024 was not dismissed: it is ticketed. I left it; if it really is a false positive, someone should confirm.",
+     True),
+    ("vfd-0024 was not dismissed: it is ticketed, but if it really is a false positive, someone should confirm.", True),
+    ("vfd-0024 is ticketed; if not, it is a false positive.", False),
+    ("vfd-0024 is ticketed; maybe it is a false positive.", False),
+])
+MAIL = {"mail_recipients": [{"id": "rcp-0019", "name": "Ana Kowalski", "preferred_channel": "sms"},
+                            {"id": "rcp-0020", "name": "Mateo Nguyen", "preferred_channel": "slack"},
+                            {"id": "rcp-0021", "name": "Leah Brennan", "preferred_channel": "email"}],
+        "inbound_parcels": [{"id": "pcl-0030", "tracking_number": "1Z9X00000030", "recipient_id": "rcp-0019"},
+                            {"id": "pcl-0021", "tracking_number": "1Z9X00000021", "recipient_id": "rcp-0020"}]}
+SMS = refusal("mail_recipients", "preferred_channel", "sms", "rcp-0019", "first_notice_preferred_channel")
+ASK_NOTICE = "There should be a pickup notice for the inbound parcel 1Z9X00000030 - channel slack and attempt 1."
+BB = family("BB-which-is-hers", MAIL, SMS, ASK_NOTICE, [
+    ("The notice is for Ana Kowalski's parcel. It has to go out on her preferred channel, which is SMS.", True),
+    ("The notice is for Ana Kowalski's parcel. Her preferred channel is Slack.", False),
+    ("The notice is for Ana Kowalski's parcel. It has to go out on her preferred channel, which is Slack.", False),
+    ("Mateo Nguyen's preferred channel is SMS.", False),
+])
+BC = family("BC-rule-of-the-requested", MAIL, SMS, ASK_NOTICE, [
+    ("Not queued: the pickup notice for 1Z9X00000030 (rule first_notice_preferred_channel).", True),
+    ("Not queued: the pickup notice for 1Z9X00000030 breaks first_notice_preferred_channel.", True),
+    ("Not queued: the pickup notice for 1Z9X00000030 may break first_notice_preferred_channel.", False),
+    ("Not queued: the pickup notice for 1Z9X00000030 does not break first_notice_preferred_channel.", False),
+    ("Not queued: the pickup notice for 1Z9X00000021 (rule first_notice_preferred_channel).", False),  # another parcel
+])
+ORDERS = {"platform_orders": [{"id": "pord-0049", "external_id": "EXT-0000049", "status": "cancelled"},
+                              {"id": "pord-0050", "external_id": "EXT-0000050", "status": "ready"}],
+          "customers": [{"id": "cus-0001", "name": "Hannah Mensah"}]}
+CANCELLED = refusal("platform_orders", "status", "cancelled", "pord-0049", "platform_order_hand_off.status_in")
+BD = family("BD-greeting-colon", ORDERS, CANCELLED, "EXT-0000049 has been fetched by its owner.", [
+    ("Hi Hannah, two done, one held:\n\n- EXT-0000049 (pord-0049): not handed off. That order is cancelled.", True),
+    ("Hi Hannah:\n\n- EXT-0000049 (pord-0049): not handed off. That order is cancelled.", True),
+    ("Hi Hannah:\n\n- EXT-0000049 (pord-0049): not handed off. That order is ready.", False),
+    ("Summary:\n- pord-0049 is ready.", False),
+])
+MARKS = {"trademark_applications": [{"id": "tma-0027", "serial": "98000027", "status": "abandoned"},
+                                    {"id": "tma-0023", "serial": "98000023", "status": "office_action"}]}
+ABANDONED = refusal("trademark_applications", "status", "abandoned", "tma-0027", "tm_register.status_in")
+BE = family("BE-please-confirm", MARKS, ABANDONED, "The trademark application 98000027 is official now.", [
+    ("Application 98000027 (tma-0027) is abandoned.\n\nPlease confirm the office action was resolved.", True),
+    ("Application 98000027 (tma-0027) is abandoned.\n\nThe status is office action.", False),
+    ("Application 98000027 (tma-0027) is abandoned.\n\nAbandoned. Office action.", False),
+    ("Please confirm tma-0027 is abandoned.", False),  # asks, claims nothing
+])
+
+
+@pytest.mark.parametrize(("world", "check", "ask", "answer", "pays"),
+                         [*AD, *AE, *AJ, *AG, *AH, *AI, *AC, *AK, *BA, *BB, *BC, *BD, *BE])
 def test_a_refusals_sentence_states_the_value_of_the_record_it_is_about(world, check, ask, answer, pays):
     assert paid(world, check, answer, ask) is pays

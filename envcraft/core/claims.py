@@ -127,6 +127,12 @@ core/guesses.py): the expected value must be there, and no other value of the as
    record when no other name has that head ("Studio D"); the request's own value alone in its clause, in a
    sentence setting it aside ("doesn't fit", "the date you gave"), is context; ", or <verb>" offering another
    action with no value is no hedge ("toner, or be split down to 2").
+   From the eighth: a clause opening "if"/"unless" inside a sentence claims nothing, and a value after it holds
+   only under it, a hedge ("it is ticketed; if not, it is a false positive"); "which is X" after "her/his/its
+   <noun>" says X of that owner, past any rule word before it ("It has to go out on her preferred channel, which
+   is SMS"); a refusal's rule id said of a record the request names is said of what it asked for ("the notice for
+   1Z9X00000030 breaks <id>"), but not where it "may break" it; a list item's line that names a record is no
+   "<record>:" header's ("Hi Hannah:" over "- pord-0049 ..."); "Please confirm/check ..." asks, claims nothing.
 
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
 are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
@@ -173,10 +179,16 @@ _DATE_GAP = re.compile(r"\s+(?:on\s+|at\s+)?")
 _DAY_MONTH = re.compile(r"\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]{2}|[A-Z][a-z]{2,8}\.?\s+\d{1,2}\b")  # "8 Oct", "Oct 8"
 _COUNTED = re.compile(r"\W*(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|both|none|all)\s+", re.I)
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|she|him|her|his)\b", re.I)
+_WHICH_IS = re.compile(r"\W*which\s+(?:is|was|are|were)\b", re.I)
+_POSSESSED = re.compile(r"\b(his|her|its|their)\s+(?:[^\W\d_]+[\s-]+){0,3}[^\W\d_]+\W*$", re.I)  # "her preferred channel"
+_IF_CLAUSE = re.compile(r"\W*(?:(?:but|and|so|or|even)\s+)?(?:if|unless)\b", re.I)
 _CONDITION = re.compile(r"\W*(?:if|unless|whether(?!\s+or\s+not))\b", re.I)  # a condition claims nothing
 # "Is fnd-0002 ticketed", "Could it be ticketed": an auxiliary before its subject asks, with or without its "?"
 _ASKING = re.compile(r"\W*(?:is|are|was|were|do|does|did|has|have|had|can|could|would|will|should|shall|might)"
                      r"\s+(?:it|they|he|she|" + RECORD_ID.pattern + r")(?![\w-])(?!\s*[:,.!;])", re.I)  # not "Did it:"
+# "Please confirm the office action was resolved.": asks the reader to find out, claims nothing (careful20h BE)
+_PLEASE_CHECK = re.compile(r"\W*(?:please\s+|can\s+you\s+|could\s+you\s+)(?:confirm|check|verify|double[\s-]?check"
+                           r"|make\s+sure|let\s+(?:me|us)\s+know|find\s+out)\b", re.I)
 _OR_OPENING = re.compile(r"^\W*or\b", re.I)
 _OR_DOUBT = re.compile(r"\W*or\s+(?:else\s+)?(?:maybe|perhaps|possibly|probably|likely)\b", re.I)  # ", or possibly Y"
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
@@ -189,7 +201,9 @@ _NEGATOR = re.compile(r"\b(?:not|never|no|none|nothing|neither|nor|no\s+longer|c
 _DOUBT = re.compile(_HEDGE.pattern.replace(r"(?:either|or|", r"(?:"), re.I)  # doubt, not alternatives
 # between a negator and a rule's id, words that leave the rule what is denied: "isn't <id>", "not a <id> issue",
 # "not what <id> says", "nothing to do with <id>", "not blocked by <id>"
+_MAY_BREAK = re.compile(r"\bmay\s+(?:break|violate|apply|fall\s+under|conflict|trip)\b", re.I)  # "may not" forbids
 _RULE_FILLER = re.compile(r"(?:[\s\W]|\b(?:the|a|an|any|our|rule|policy|what|about|under|due|to|do|with|because|of|by"
+                          r"|break|breaks|breaking|violate|violates|violating|trip|trips|fall|falls|conflict|conflicts"
                           r"|per|from|for|related|blocked|covered|caught|hit|really|actually|in|it|that|this|is|was)\b)*",
                           re.I)
 _RULE_DENIED = re.compile(r"[\s)\]'\"]*(?:does|did|do|is|was|would|will)?\s*(?:not|n't|never)\s+"
@@ -259,6 +273,7 @@ class Reading:
     kinds: frozenset[str] = frozenset()  # what the world's other records are ("visit", "visits"): "the HVAC visit"
     values: tuple[str, ...] = ()  # the asked column's values: what a clause claims, never a name
     expected: tuple[str, ...] = ()  # the values the check asks for (the blocking value of a refusal)
+    requested: frozenset[str] = frozenset()  # ids of the records the request names (what a refused create is for)
     reasons: tuple[str, ...] = ()  # the rule that refuses the asked record: its id, its text
     column: str = ""  # the asked column ("status"): a sentence opening with it labels the record before
     referred: frozenset[str] = frozenset()  # ids of what the asked record holds in other tables (its room)
@@ -437,6 +452,8 @@ def read(answer: str, reading: Reading) -> Claims:
         if sentence.rstrip().endswith("?") or _CONDITION.match(sentence) or _ASKING.match(sentence):  # "If you"
             blank.append((s_start, s_end))
             continue
+        if _PLEASE_CHECK.match(sentence):  # claims nothing, but names whom "her" and "the <kind>" stand for next
+            blank.append((s_start, s_end))
         clauses = _and_cuts(answer, _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept), owners)
         in_sentence = [(s, e, ids) for s, e, ids in owners if s_start <= s and e <= s_end]
         subject = _whose(in_sentence[0][2], reading) if in_sentence else None  # the record the sentence is about
@@ -461,7 +478,9 @@ def read(answer: str, reading: Reading) -> Claims:
         if item and not refers and _calls_kind(first, table_kinds | reading.nouns | set(last_of_kind)):
             topic = None  # "- <wipes> (sup-0036) on CC-008. That item is toner": "that item" (_antecedent)
         owner = owner_before if refers else topic  # None: a pronoun resolves to last_named (_antecedent)
-        if _LIST_ITEM.match(answer, line) and header and not any(s_start <= s < s_end for s, _, _ in owners):
+        line_end = answer.find("\n", s_start)
+        line_end = len(answer) if line_end < 0 else line_end
+        if _LIST_ITEM.match(answer, line) and header and not any(line <= s < line_end for s, _, _ in owners):
             owner = header  # "HBL-0000026-2 (cen-0026):\n- CBP hold recorded.": the header's record
         elif not _LIST_ITEM.match(answer, line):
             header = None
@@ -469,6 +488,7 @@ def read(answer: str, reading: Reading) -> Claims:
             owner = person  # "Samuel ... was not proposed for <the study>. His condition is ...": Samuel's
         sentence_named = any(s_start <= s and e <= s_end for s, e, _ in owners)
         ruling = False  # a rule stated earlier in the sentence goes on in its later clauses that name no record
+        conditional = False  # "...; if it really is a false positive, ...": what follows holds only under it
         blank += _history(plain, s_start, s_end, values, [s for s, _, _ in owners if s_start <= s < s_end])
         for index, (c_start, c_end) in enumerate(clauses):
             clause = plain[c_start:c_end]
@@ -519,14 +539,23 @@ def read(answer: str, reading: Reading) -> Claims:
                                             or (ruling and not named_here and _GUARD.match(clause))  # "only
                                             # possible while a change is in progress": the rule's condition
                                             or (not named_here and _GENERIC.match(clause)))  # "a rollback is"
+            if index and _WHICH_IS.match(clause) and (held := _POSSESSED.search(answer, clauses[index - 1][0],
+                                                                                   clauses[index - 1][1])):
+                rule = False  # "It has to go out on her preferred channel, which is SMS": SMS is hers, not the rule's
+                mine = person if held.group(1).casefold() in ("his", "her") and person else owner
             ruling = (ruling or rule) and not named_here  # "; moderate claims need an adjuster, senior or
             # complex_loss": the rule's list, until a clause names a record
             if rule:
                 ruled.update(_after_aside(answer, clauses, index))
             hedged = not rule and _hedged(clause, answer, c_start, c_end, values + named + numeric) and not (
                 not said and _OR_ACTION.match(clause))  # "toner, or be split down to 2": another action, no value
+            supposed = bool(index) and bool(_IF_CLAUSE.match(clause))  # a condition inside a sentence claims nothing,
+            conditional = conditional or supposed  # and a value after it holds only under it: "...; if not, it is X"
+            hedged = hedged or (conditional and not supposed and any(c_start <= s and e <= c_end for s, e in values))
+            for_request = bool(in_sentence) and all({i.casefold() for i in ids} <= reading.requested
+                                                    for _, _, ids in in_sentence)  # "the notice for <its parcel>"
             if any(c_start <= s and e <= c_end and not _disowned_rule(answer, c_start, s, e, c_end)
-                   for s, e in rule_ids) and not hedged and (mine == "about" or subject == "about"):
+                   for s, e in rule_ids) and not hedged and (mine == "about" or subject == "about" or for_request):
                 stated = True  # "Samuel (vol-0028) was not proposed for <the study> (volunteer_condition_matches)"
             dumped = dumped or (mine != "other" and any(c_start <= s and e <= c_end for s, e in foreign))
             if hedged:
@@ -534,7 +563,7 @@ def read(answer: str, reading: Reading) -> Claims:
                 doubted = doubted or (mine != "other" and any(  # "It is A or B", "A, or possibly Y": unsure (not
                     (c_start if not _OR_DOUBT.match(clause) or not index else clauses[index - 1][0]) <= s and e <= c_end
                     for s, e in values))  # "pick an hvac tech for 10:00 - or sooner", an "or" with no doubt)
-            elif mine == "other" or rule or _CALLED_WRONG.search(clause):
+            elif mine == "other" or rule or supposed or _CALLED_WRONG.search(clause):
                 blank.append((c_start, c_end))
             else:
                 if ahead := _AHEAD.search(clause):  # "a second problem even once it's released": not yet
@@ -789,7 +818,7 @@ def _disowned_rule(text: str, start: int, id_start: int, id_end: int, end: int) 
     issue", "<id> doesn't apply", "that is not what <id> says"; a refusal's own negation is not the rule's ("Not
     done per <id>", "couldn't book it under <id>": a verb of the work stands between)."""
     clause = text[start:end]
-    if _DOUBT.search(clause) or _CALLED_WRONG.search(clause):
+    if _DOUBT.search(clause) or _CALLED_WRONG.search(clause) or _MAY_BREAK.search(clause):
         return True
     before = list(_NEGATOR.finditer(text, start, id_start))
     if before and _RULE_FILLER.fullmatch(text[before[-1].end():id_start]):

@@ -205,7 +205,9 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
                    reasons=tuple(reasons),
                    world_words=world.world_words, referred=world.referred(about),
                    column=check.column or "", record_kinds=world.record_kinds, phrases=world.phrases,
-                   heads=world.heads, leads=world.leads, restated=_restated(values, given))
+                   heads=world.heads, leads=world.leads, restated=_restated(values, given),
+                   requested=frozenset(i.casefold() for ids in named_records(given, world.names) if len(ids) == 1
+                                       for i in ids))
 
 
 def _restated(values: list[str], given: str) -> frozenset[tuple[str, ...]]:
