@@ -518,6 +518,8 @@ ASK_APPROVE = "Approve the Leading Remote Teams purchase."
 @pytest.mark.parametrize(("answer", "pays"), [
     ("Leading Remote Teams, requested 8 Oct (cpu-0046), is already rejected.", True),
     ("Leading Remote Teams (cpu-0046) was requested on 8 Oct and is already rejected.", True),
+    ("Leading Remote Teams (requested Thu 2026-10-08, cpu-0046) is already rejected.", True),  # careful_mcp3
+    ("Leading Remote Teams (requested on Thursday 2026-10-08, cpu-0046) is already rejected.", True),
     ("Two approved, one left alone. Leading Remote Teams (cpu-0046) is already rejected.", True),
     ("Leading Remote Teams (cpu-0046) is requested, or rejected.", False),
     ("Leading Remote Teams (cpu-0046) is requested and rejected.", False),
