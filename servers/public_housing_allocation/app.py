@@ -319,7 +319,7 @@ def unit_offer_make(
     ) and holds(_new.get("household_size"), op=">", right=1):
         refuse(
             "bedroom_standard_minimum",
-            rule="Bedroom standard: 1 person -> 0 or 1 bedroom; 2 -> 1; 3-4 -> 2; 5-6 -> 3; 7+ -> 4. A household is offered only a unit with at least the bedrooms its size needs.",
+            rule="Bedroom standard (the least a household is offered): 2 people need 1 bedroom, 3-4 need 2, 5-6 need 3, 7 or more need 4; one person may take a studio.",
             fact=_block,
         )
     _other = row_of(tables, "housing_applicants", _new.get("housing_applicant_id"))
