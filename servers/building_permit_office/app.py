@@ -354,6 +354,18 @@ def permit_inspection_schedule(
             rule="A withdrawn application gets no inspection scheduled, passed or failed.",
             fact=_block,
         )
+    _other = row_of(tables, "permit_applications", _new.get("permit_application_id"))
+    if _block := not_among(
+        _other,
+        field="status",
+        allowed=("submitted", "plan_review", "corrections_required", "approved", "issued", "withdrawn"),
+        what="permit application",
+    ):
+        refuse(
+            "no_inspection_after_final",
+            rule="No inspection is booked on a finaled permit: its final inspection has passed, so no rough-in or later inspection remains.",
+            fact=_block,
+        )
     if _block := outside_window(_new.get("scheduled_start"), days=(), start="08:00", end="14:00"):
         refuse(
             "inspection_hours",

@@ -37,14 +37,15 @@ INSTRUCTIONS = (
     "[permit_process_2] Plan_review -> approved; the permit is issued only when every fee is paid or "
     "waived. [permit_process_3] Inspection sequence: footing -> framing (with electrical_rough and "
     "plumbing_rough by the matching disciplines) -> insulation -> final. Solar PV needs only "
-    "electrical_rough and final. Decks need footing and final. [permit_process_4] A failed inspection "
-    "must be rebooked after the contractor fixes the work; the cashier bills a 95.00 reinspection fee "
-    "separately. [inspection_hours] Inspections are 60 minutes between 08:00 and 15:00: they start from "
-    "08:00 to 14:00. [inspector_building] Footing, framing, insulation and final inspections are booked "
-    "with a building inspector. [inspector_electrical] An electrical_rough inspection is booked with an "
-    "electrical inspector. [inspector_plumbing] A plumbing_rough inspection is booked with a plumbing "
-    "inspector. [permit_process_5] Prefer an inspector who covers the property's district. Call finish "
-    "when done."
+    "electrical_rough and final. Decks need footing and final. [no_inspection_after_final] No inspection "
+    "is booked on a finaled permit: its final inspection has passed, so no rough-in or later inspection "
+    "remains. [permit_process_4] A failed inspection must be rebooked after the contractor fixes the "
+    "work; the cashier bills a 95.00 reinspection fee separately. [inspection_hours] Inspections are 60 "
+    "minutes between 08:00 and 15:00: they start from 08:00 to 14:00. [inspector_building] Footing, "
+    "framing, insulation and final inspections are booked with a building inspector. "
+    "[inspector_electrical] An electrical_rough inspection is booked with an electrical inspector. "
+    "[inspector_plumbing] A plumbing_rough inspection is booked with a plumbing inspector. "
+    "[permit_process_5] Prefer an inspector who covers the property's district. Call finish when done."
 )
 
 

@@ -295,6 +295,11 @@ def exam_sitting_move(tables: Tables, exam_sitting_id: str, exam_hall_id: str, s
             rule="A sitting is only held in a hall with at least as many seats as its expected students.",
             fact=_block,
         )
+    _other = row_of(tables, "exam_halls", _new.get("exam_hall_id"))
+    if (_block := not_among(_other, field="computer_based", allowed=(True,), what="exam hall")) and holds(
+        _new.get("exam_format"), op="==", right="computer_based"
+    ):
+        refuse("exam_regulations_1", rule="Computer-based exams only in halls with computer_based = true.", fact=_block)
     _row.update(_new)
     return as_record(ExamSitting, _row)
 

@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import at_capacity, comparison_fails, in_past, not_among, not_now, refuse, short_of
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
+from envcraft_runtime.rules import at_capacity, comparison_fails, holds, in_past, not_among, not_now, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -294,6 +294,39 @@ def unit_offer_make(
         refuse(
             "allocation_policy_1",
             rule="the household is larger than the unit's maximum occupancy: pick a larger unit",
+            fact=_block,
+        )
+    _other = row_of(tables, "housing_units", _new.get("housing_unit_id"))
+    if (_block := not_among(_other, field="accessible", allowed=(True,), what="housing unit")) and holds(
+        field_of(tables, "housing_applicants", _new.get("housing_applicant_id"), "needs_accessible"),
+        op="==",
+        right=True,
+    ):
+        refuse(
+            "accessible_need_met",
+            rule="A household that needs an accessible unit is offered only an accessible unit.",
+            fact=_block,
+        )
+    _right = field_of(tables, "housing_units", _new.get("housing_unit_id"), "bedrooms")
+    if (
+        _block := comparison_fails(
+            _new.get("household_size"),
+            op="<=",
+            right=None if _right is None else _right * 2.0,
+            name="household size",
+            other="2 x the housing unit's bedrooms",
+        )
+    ) and holds(_new.get("household_size"), op=">", right=1):
+        refuse(
+            "bedroom_standard_minimum",
+            rule="Bedroom standard (the least a household is offered): 2 people need 1 bedroom, 3-4 need 2, 5-6 need 3, 7 or more need 4; one person may take a studio.",
+            fact=_block,
+        )
+    _other = row_of(tables, "housing_applicants", _new.get("housing_applicant_id"))
+    if _block := not_among(_other, field="status", allowed=("waiting", "offered"), what="housing applicant"):
+        refuse(
+            "offer_to_listed_household",
+            rule="Units are offered only to a household still on the waitlist (waiting or offered), never a withdrawn or housed one.",
             fact=_block,
         )
     _target_housing_unit_id = target_row(tables, "housing_units", _new.get("housing_unit_id"), "housing unit")
