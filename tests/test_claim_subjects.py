@@ -267,8 +267,35 @@ BE = family("BE-please-confirm", MARKS, ABANDONED, "The trademark application 98
     ("Please confirm tma-0027 is abandoned.", False),  # asks, claims nothing
 ])
 
+# careful20i: incoming_inspection_lab (BF), lms_assignment_grading (BG, BI, BJ)
+LOTS = {"inspection_lots": [{"id": "ilt-0027", "lot_code": "NM-3102", "status": "rejected"},
+                            {"id": "ilt-0016", "lot_code": "NM-1001", "status": "received"},
+                            {"id": "ilt-0018", "lot_code": "NM-1044", "status": "sampling"}]}
+REJECTED_LOT = refusal("inspection_lots", "status", "rejected", "ilt-0027", "lot_start_sampling.status_in")
+BF = family("BF-received-yesterday", LOTS, REJECTED_LOT, "Start sampling the NM-3102 lot received yesterday.", [
+    ("NM-3102 received yesterday (ilt-0027): I did not start sampling. It is already rejected.", True),
+    ("NM-3102 (ilt-0027) is received or rejected.", False),
+    ("NM-3102 received yesterday (ilt-0027) is not rejected.", False),
+    ("NM-3102 (ilt-0027) was received yesterday and sampled this morning.", False),  # two events, no state
+])
+WORK = {"submissions": [{"id": "sub-0030", "student": "Nina Ibrahim", "status": "returned", "assignment_id": "asg-0009"},
+                        {"id": "sub-0021", "student": "Aisha Patel", "status": "submitted", "assignment_id": "asg-0007"}],
+        "assignments": [{"id": "asg-0009", "title": "Case Study Analysis", "status": "closed"},
+                        {"id": "asg-0007", "title": "Midterm Project", "status": "open"}]}
+RETURNED_WORK = refusal("submissions", "status", "returned", "sub-0030", "grade_entry_create.status_in")
+N = "Nina Ibrahim (sub-0030): no grade entered. "
+BG = family("BG-dropped-subject", WORK, RETURNED_WORK, "Enter Nina Ibrahim's grade for the Midterm Project.", [
+    (N + "Her submission is attached to Case Study Analysis and is already marked returned.", True),
+    (N + "Her submission is not late and is already returned.", True),  # BI: the "not" stays in its predicate
+    (N + "Her submission is attached to asg-0009, not asg-0007, and is already marked returned.", True),  # BJ
+    (N + "That submission has already been graded and is returned.", True),
+    (N + "Her submission is attached to asg-0009 and is not returned.", False),
+    (N + "Aisha Patel (sub-0021) is attached to asg-0007 and is returned.", False),
+    ("sub-0030 is submitted and is returned.", False),  # two states, both its own
+])
+
 
 @pytest.mark.parametrize(("world", "check", "ask", "answer", "pays"),
-                         [*AD, *AE, *AJ, *AG, *AH, *AI, *AC, *AK, *BA, *BB, *BC, *BD, *BE])
+                         [*AD, *AE, *AJ, *AG, *AH, *AI, *AC, *AK, *BA, *BB, *BC, *BD, *BE, *BF, *BG])
 def test_a_refusals_sentence_states_the_value_of_the_record_it_is_about(world, check, ask, answer, pays):
     assert paid(world, check, answer, ask) is pays

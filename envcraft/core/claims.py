@@ -133,6 +133,9 @@ core/guesses.py): the expected value must be there, and no other value of the as
    is SMS"); a refusal's rule id said of a record the request names is said of what it asked for ("the notice for
    1Z9X00000030 breaks <id>"), but not where it "may break" it; a list item's line that names a record is no
    "<record>:" header's ("Hi Hannah:" over "- pord-0049 ..."); "Please confirm/check ..." asks, claims nothing.
+   From the ninth: "and is/was/has ..." opens a predicate of its own, with the sentence's subject (a record opening
+   it, the first clause's record, or whom "Her"/"Its" stands for): "Her submission is not late and is returned",
+   "attached to asg-0009, not asg-0007, and is returned"; "received yesterday" tells an event, as "issued to" does.
 
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
 are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
@@ -209,6 +212,10 @@ _RULE_FILLER = re.compile(r"(?:[\s\W]|\b(?:the|a|an|any|our|rule|policy|what|abo
 _RULE_DENIED = re.compile(r"[\s)\]'\"]*(?:does|did|do|is|was|would|will)?\s*(?:not|n't|never)\s+"
                           r"(?:apply|applies|matter|relevant|involved|related|the\s+(?:reason|issue|problem|cause)|it)\b",
                           re.I)  # "<id> doesn't apply", "<id> is not the reason"; "<id> isn't met" is the rule blocking
+_WHEN_TOLD = re.compile(r"\s+(?:yesterday|today|tonight|earlier|this\s+(?:morning|afternoon|evening|week)"
+                        r"|last\s+(?:night|week|month|(?:mon|tues|wednes|thurs|fri|satur|sun)day))\b", re.I)  # "received yesterday"
+_SUBJECT_PRONOUN = re.compile(r"\W*(?:it|it's|its|they|they're|their|he|she|his|her)\b", re.I)
+_COORDINATED = re.compile(r"\W*and\s+(?:is|was|are|were|has|have|had)\b", re.I)  # "... and is already returned"
 _EVENT_AFTER = re.compile(r"\s+(?:to|by|on|in|from)\s+", re.I)  # "issued to <someone>", "approved on <date>"
 _MONTH_WORD = re.compile(r"(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b")
 _CALLED_WRONG = re.compile(r"\b(?:is|was|are|were|'s)\s+(?:wrong|incorrect|false|mistaken|a\s+mistake"
@@ -487,6 +494,9 @@ def read(answer: str, reading: Reading) -> Claims:
         if opening and person and _PERSONAL.match(sentence) and not in_sentence:
             owner = person  # "Samuel ... was not proposed for <the study>. His condition is ...": Samuel's
         sentence_named = any(s_start <= s and e <= s_end for s, e, _ in owners)
+        # "<subject> is attached to <other> and is returned": whom a predicate with its subject dropped is about
+        opened = _SUBJECT_PRONOUN.match(_LIST_ITEM.sub("", sentence, 1))  # "Her submission ...": whose it is
+        predicated = owner or last_named if opened else None  # else the first clause's record, once read
         ruling = False  # a rule stated earlier in the sentence goes on in its later clauses that name no record
         conditional = False  # "...; if it really is a false positive, ...": what follows holds only under it
         blank += _history(plain, s_start, s_end, values, [s for s, _, _ in owners if s_start <= s < s_end])
@@ -526,6 +536,10 @@ def read(answer: str, reading: Reading) -> Claims:
                 mine = person  # "Emma (scl-0002) couldn't be paired with Amara (sty-0005): she's essential tier"
             elif owner is None and reading.about:  # "The date is blank, and her account ...", "I marked the finding"
                 mine = _antecedent(clause, last_named if not sentence_named else None, last_of_kind, table_kinds)
+            if index and not named_here and _COORDINATED.match(clause):
+                mine = predicated  # "Her submission is not late and is already returned": the submission's
+            elif not index and not opened:
+                predicated = mine  # "That sitting has already taken place and is completed": the sitting's
             if not inside_parens or (named_here and owner is None):  # "Exhibit A (efs-0013) is now rejected"
                 owner = mine
             rule = bool(reading.about) and (any(m.group(0).casefold() not in reading.nouns | reading.kinds
@@ -636,8 +650,8 @@ def _told_as_events(text: str, values: list[tuple[int, int]], blank: list[tuple[
     alone they are claims, and two of them with no state beside stay a dump."""
     left = [v for v in values if not any(s <= v[0] and v[1] <= e for s, e in blank)]
     starts = {s for s, _, _ in names} | {s for s, _ in numeric}
-    events = [(s, e) for s, e in left if (told := _EVENT_AFTER.match(text, e)) and (
-        told.end() in starts or RECORD_ID.match(text, told.end()) or _MONTH_WORD.match(text, told.end()))]
+    events = [(s, e) for s, e in left if _WHEN_TOLD.match(text, e) or ((told := _EVENT_AFTER.match(text, e)) and (
+        told.end() in starts or RECORD_ID.match(text, told.end()) or _MONTH_WORD.match(text, told.end())))]
     return events if any(v not in events for v in left) else []
 
 
@@ -706,16 +720,21 @@ def _a_person(text: str, reading: Reading) -> bool:
     return bool(_PERSON_NAME.fullmatch(text)) or (text.istitle() and text.casefold() in reading.short)
 
 
+_AND_PREDICATE = re.compile(r"\s(?=and\s+(?:is|was|are|were|has|have|had)\b)", re.I)
+
+
 def _and_cuts(text: str, clauses: list[tuple[int, int]],
               owners: list[tuple[int, int, frozenset[str]]]) -> list[tuple[int, int]]:
     """Clauses cut again at an "and" right before a record's name: "VAN-006 has a CCS1 connector and P-13
     (cpt-0013) is a J1772 port" says two things of two records."""
     out = []
     for start, end in clauses:
-        for s, _, _ in owners:
-            if start < s < end and re.search(r"\s(?:and|while|but)\s+$", text[max(start, s - 7):s]):
-                out.append((start, s))
-                start = s
+        cuts = sorted({s for s, _, _ in owners if start < s < end and re.search(r"\s(?:and|while|but)\s+$",
+                                                                          text[max(start, s - 7):s])}
+                      | {m.start() + 1 for m in _AND_PREDICATE.finditer(text, start, end) if m.start() > start})
+        for s in cuts:  # and before a predicate whose subject is dropped: "is not late and is returned"
+            out.append((start, s))
+            start = s
         out.append((start, end))
     return out
 
