@@ -135,7 +135,8 @@ core/guesses.py): the expected value must be there, and no other value of the as
    "<record>:" header's ("Hi Hannah:" over "- pord-0049 ..."); "Please confirm/check ..." asks, claims nothing.
    From the ninth: "and is/was/has ..." opens a predicate of its own, with the sentence's subject (a record opening
    it, the first clause's record, or whom "Her"/"Its" stands for): "Her submission is not late and is returned",
-   "attached to asg-0009, not asg-0007, and is returned"; "received yesterday" tells an event, as "issued to" does.
+   "attached to asg-0009, not asg-0007, and is returned"; "received yesterday", in the request's own words, tells
+   an event as "issued to" does.
 
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
 are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
@@ -631,7 +632,7 @@ def read(answer: str, reading: Reading) -> Claims:
         owner_before = owner
         if answer[s_start:s_end].rstrip().endswith(":") and not _LIST_ITEM.match(answer, line):
             header = owner  # a line "<record>:" heads the list items under it
-    blank += _told_as_events(answer, values, blank, names, numeric)
+    blank += _told_as_events(answer, values, blank, names, numeric, reading.restated)
     # "Lisinopril 10mg tabs": a number inside a record's name is the name's, no figure of the answer's; a name of
     # figures alone ("+1 555 0106") and a value the check reads are written as themselves
     worded = [(ns, ne) for ns, ne, _ in names if re.search(r"[^\W\d_]", answer[ns:ne])]
@@ -644,13 +645,15 @@ def read(answer: str, reading: Reading) -> Claims:
 
 
 def _told_as_events(text: str, values: list[tuple[int, int]], blank: list[tuple[int, int]],
-                    names: list[tuple[int, int, frozenset[str]]], numeric: list[tuple[int, int]]) -> list[tuple[int, int]]:
+                    names: list[tuple[int, int, frozenset[str]]], numeric: list[tuple[int, int]],
+                    restated: frozenset[tuple[str, ...]] = frozenset()) -> list[tuple[int, int]]:
     """Values told as an event, with whom or when ("issued to stf-0020", "approved on 3 Nov", "signed by Ann"): the
     record's history where a state is claimed beside them ("(asn-0015, issued to stf-0020). It was already returned");
+    "received yesterday" only in the request's own words (a past state of its own set against now stays a dump);
     alone they are claims, and two of them with no state beside stay a dump."""
     left = [v for v in values if not any(s <= v[0] and v[1] <= e for s, e in blank)]
     starts = {s for s, _, _ in names} | {s for s, _ in numeric}
-    events = [(s, e) for s, e in left if _WHEN_TOLD.match(text, e) or ((told := _EVENT_AFTER.match(text, e)) and (
+    events = [(s, e) for s, e in left if (_WHEN_TOLD.match(text, e) and words(text[s:e]) in restated) or ((told := _EVENT_AFTER.match(text, e)) and (
         told.end() in starts or RECORD_ID.match(text, told.end()) or _MONTH_WORD.match(text, told.end())))]
     return events if any(v not in events for v in left) else []
 
