@@ -195,14 +195,14 @@ _PLEASE_CHECK = re.compile(r"\W*(?:please\s+|can\s+you\s+|could\s+you\s+)(?:conf
                            r"|make\s+sure|let\s+(?:me|us)\s+know|find\s+out)\b", re.I)
 _OR_OPENING = re.compile(r"^\W*or\b", re.I)
 _OR_DOUBT = re.compile(r"\W*or\s+(?:else\s+)?(?:maybe|perhaps|possibly|probably|likely)\b", re.I)  # ", or possibly Y"
-_HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
-                    r"|could\s+be|seem(?:s|ed|ingly)?|apparently|unconfirmed|unclear|uncertain|doubt"
-                    r"|I\s+suspect|I'm\s+guessing|my\s+guess"
-                    r"|I\s+(?:think|guess|believe|suppose))\b", re.I)
+_DOUBT_WORDS = (r"maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
+                r"|could\s+be|seem(?:s|ed|ingly)?|apparently|unconfirmed|unclear|uncertain|doubt"
+                r"|I\s+suspect|I'm\s+guessing|my\s+guess|I\s+(?:think|guess|believe|suppose)")
+_HEDGE = re.compile(r"\b(?:either|or|" + _DOUBT_WORDS + r")\b", re.I)
+_DOUBT = re.compile(r"\b(?:" + _DOUBT_WORDS + r")\b", re.I)  # doubt, not alternatives
 _NEGATOR = re.compile(r"\b(?:not|never|no|none|nothing|neither|nor|no\s+longer|cannot|instead\s+of|rather\s+than|hardly|barely"
                       r"|scarcely|(?:is|are|was|were|do|does|did|has|have|had|ca|could|would|should|wo|ai)nt)\b|n't\b",
                       re.I)
-_DOUBT = re.compile(_HEDGE.pattern.replace(r"(?:either|or|", r"(?:"), re.I)  # doubt, not alternatives
 # between a negator and a rule's id, words that leave the rule what is denied: "isn't <id>", "not a <id> issue",
 # "not what <id> says", "nothing to do with <id>", "not blocked by <id>"
 _MAY_BREAK = re.compile(r"\bmay\s+(?:break|violate|apply|fall\s+under|conflict|trip)\b", re.I)  # "may not" forbids
